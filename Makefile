@@ -1,0 +1,72 @@
+# HomeApps: CribCall and its sibling products. `make demo` and `make test` work on a fresh Debian 12 machine as
+# root with Swift 6.3 at /opt/swift; they install what is missing (idempotently) and skip what is present.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+SWIFT ?= swift
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+# Debian packages the tests need: independent peers and tools (grows with later capabilities).
+APT_TEST_PACKAGES := openssl coreutils python3 python3-venv
+APT_DEMO_PACKAGES := openssl python3
+PIP_TEST_PACKAGES := rfc8785==0.1.4
+SECONDS ?= 600
+DEMO_DIR := .demo
+
+.PHONY: help demo test build deps-test deps-demo venv fuzz bench clean check-swift
+
+help:
+	@echo "make demo            build and run the end-to-end demonstration"
+	@echo "make test            install what tests need, build, run every test"
+	@echo "make fuzz SECONDS=N  run the libFuzzer target over frames + JSON + messages for N seconds"
+	@echo "make bench           release-build and run the benchmarks"
+
+check-swift:
+	@command -v $(SWIFT) >/dev/null || { echo "Swift 6.3 is required (expected at /opt/swift/usr/bin)."; exit 1; }
+
+# apt only when a package is missing; `apt-get update` only when something must be installed.
+define apt_ensure
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing Debian packages:$$missing"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps-test: check-swift
+	$(call apt_ensure,$(APT_TEST_PACKAGES))
+	@$(MAKE) --no-print-directory venv
+
+deps-demo: check-swift
+	$(call apt_ensure,$(APT_DEMO_PACKAGES))
+
+# The venv holds the independent implementations tests compare against; rebuilt only when its inputs change.
+venv: $(VENV)/.installed
+$(VENV)/.installed: Makefile
+	@test -x $(PYTHON) || /usr/bin/python3 -m venv $(VENV)
+	@$(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST_PACKAGES)
+	@touch $@
+
+build: check-swift
+	$(SWIFT) build
+
+test: deps-test
+	$(SWIFT) build --build-tests
+	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test
+
+demo: deps-demo
+	$(SWIFT) build -c release --product cribcall
+	@CRIBCALL=$$($(SWIFT) build -c release --show-bin-path)/cribcall DEMO_DIR=$(DEMO_DIR) ./scripts/demo.sh
+
+bench: check-swift
+	$(SWIFT) build -c release --product sound-detection-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/sound-detection-benchmark
+
+fuzz: check-swift
+	./Fuzz/run.sh $(SECONDS)
+
+clean:
+	rm -rf .build .build-* $(VENV) $(DEMO_DIR)

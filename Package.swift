@@ -1,0 +1,125 @@
+// swift-tools-version:6.1
+//
+// One package, several products, one shared platform: see ../shared/design/ARCHITECTURE.md.
+// Layers (imports only point downward):
+//   executables  -> services -> adapters -> core -> C bindings
+// Every core module builds on Linux and Apple platforms and does no I/O.
+
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    // https://github.com/apple/swift-evolution/blob/main/proposals/0335-existential-any.md
+    .enableUpcomingFeature("ExistentialAny"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0444-member-import-visibility.md
+    .enableUpcomingFeature("MemberImportVisibility"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0409-access-level-on-imports.md
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
+let package = Package(
+    name: "HomeApps",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "cribcall", targets: ["cribcall"]),
+        .executable(name: "sound-detection-benchmark", targets: ["sound-detection-benchmark"]),
+        .library(name: "CanonicalJSON", targets: ["CanonicalJSON"]),
+        .library(name: "CPace", targets: ["CPace"]),
+        .library(name: "DeviceIdentity", targets: ["DeviceIdentity"]),
+        .library(name: "CribCallProtocol", targets: ["CribCallProtocol"]),
+        .library(name: "SoundDetection", targets: ["SoundDetection"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: core (pure: no sockets, files, clocks or threads)
+        .target(name: "CanonicalJSON", exclude: ["README.md"], swiftSettings: swiftSettings),
+        .target(name: "CPace", dependencies: [crypto], exclude: ["README.md"], swiftSettings: swiftSettings),
+        .target(
+            name: "DeviceIdentity",
+            dependencies: [
+                crypto,
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CribCallProtocol",
+            dependencies: ["CanonicalJSON", "CPace", "DeviceIdentity", crypto, nioCore],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "SoundDetection", exclude: ["README.md"], swiftSettings: swiftSettings),
+
+        // MARK: adapters
+        .target(
+            name: "DeviceIdentityStore",
+            dependencies: ["DeviceIdentity", .product(name: "SwiftASN1", package: "swift-asn1")],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: executables (argument parsing only)
+        .executableTarget(
+            name: "cribcall",
+            dependencies: ["CanonicalJSON", "DeviceIdentity", "DeviceIdentityStore", "SoundDetection", argumentParser],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "fuzz-control-channel",
+            dependencies: ["FuzzHarness"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "sound-detection-benchmark",
+            dependencies: ["SoundDetection"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: tests
+        .target(
+            name: "FuzzHarness",
+            dependencies: ["CanonicalJSON", "CribCallProtocol", nioCore],
+            path: "Tests/FuzzHarness",
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "TestSupport", dependencies: ["CanonicalJSON"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CanonicalJSONTests",
+            dependencies: ["CanonicalJSON", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "CPaceTests", dependencies: ["CPace", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DeviceIdentityTests",
+            dependencies: ["DeviceIdentity", "DeviceIdentityStore", "TestSupport", crypto,
+                           .product(name: "X509", package: "swift-certificates")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CribCallProtocolTests",
+            dependencies: [
+                "CribCallProtocol", "CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", "TestSupport", nioCore,
+                crypto,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CribCallCLITests",
+            dependencies: ["cribcall", "CanonicalJSON", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection"], swiftSettings: swiftSettings),
+    ]
+)

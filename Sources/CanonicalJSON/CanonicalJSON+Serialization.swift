@@ -1,0 +1,133 @@
+// The RFC 8785 §3.2 serializer.
+
+extension JSONValue {
+    /// The RFC 8785 canonical serialization of this value: no whitespace, object members sorted by their
+    /// names' UTF-16 code units, minimal string escaping, ECMAScript number formatting.
+    ///
+    /// A `.number` holding a non-finite double (which the parser never produces) is written as `null`,
+    /// as ECMAScript's `JSON.stringify` does. Nesting is serialized recursively; parsed values are bounded by
+    /// `JSONParser.Limits.maxDepth`.
+    ///
+    /// - Returns: UTF-8 bytes without a trailing newline.
+    public func canonicalBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        CanonicalJSON.appendValue(self, to: &out)
+        return out
+    }
+
+    /// The canonical serialization (see `canonicalBytes()`) as a string.
+    public var canonicalString: String {
+        String(decoding: canonicalBytes(), as: UTF8.self)
+    }
+}
+
+extension CanonicalJSON {
+    static func appendValue(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .null:
+            out.append(contentsOf: "null".utf8)
+        case .bool(let flag):
+            out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let number):
+            if number.isFinite {
+                NumberFormatting.append(number, to: &out)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        case .string(let text):
+            appendString(text, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 {
+                    out.append(UInt8(ascii: ","))
+                }
+                appendValue(element, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in sortedMembers(members).enumerated() {
+                if index > 0 {
+                    out.append(UInt8(ascii: ","))
+                }
+                appendString(member.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                appendValue(member.value, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Members ordered by their names as arrays of UTF-16 code units (RFC 8785 §3.2.3).
+    static func sortedMembers(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+        var entries: [(key: String, value: JSONValue)] = []
+        entries.reserveCapacity(members.count)
+        var sortKeys: [[UInt16]] = []
+        sortKeys.reserveCapacity(members.count)
+        for member in members {
+            entries.append(member)
+            sortKeys.append(Array(member.key.utf16))
+        }
+        var order = Array(entries.indices)
+        order.sort { precedesInUTF16(sortKeys[$0], sortKeys[$1]) }
+        return order.map { entries[$0] }
+    }
+
+    /// Lexicographic order of UTF-16 code unit arrays (a proper prefix sorts first).
+    private static func precedesInUTF16(_ lhs: [UInt16], _ rhs: [UInt16]) -> Bool {
+        lhs.withUnsafeBufferPointer { left in
+            rhs.withUnsafeBufferPointer { right in
+                let common = min(left.count, right.count)
+                var index = 0
+                while index < common {
+                    if left[index] != right[index] {
+                        return left[index] < right[index]
+                    }
+                    index += 1
+                }
+                return left.count < right.count
+            }
+        }
+    }
+
+    /// Appends `text` as a JSON string literal: only `"`, `\` and controls below U+0020 are escaped, using the
+    /// two-character forms where JSON has them and lowercase `\u00xx` otherwise; all else is raw UTF-8.
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "\\"))
+            case 0x08:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "b"))
+            case 0x09:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "t"))
+            case 0x0A:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "n"))
+            case 0x0C:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "f"))
+            case 0x0D:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "r"))
+            case 0x00..<0x20:
+                let hexDigits: StaticString = "0123456789abcdef"
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hexDigits.utf8Start[Int(byte >> 4)])
+                out.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+            default:
+                out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,90 @@
+/// A strict JSON parser for RFC 8785 input: the RFC 8259 grammar plus the I-JSON rules of RFC 7493.
+///
+/// It accepts exactly well-formed UTF-8 JSON text without a byte order mark, any value at the top level,
+/// and rejects duplicate member names, lone surrogate escapes, numbers that overflow a double, nesting
+/// deeper than `Limits.maxDepth` and input longer than `Limits.maxBytes`. Parsing is iterative (an explicit
+/// stack, no recursion) and linear in the input size.
+public struct JSONParser: Sendable {
+    /// Resource limits applied to every parse.
+    public struct Limits: Sendable, Hashable {
+        /// The deepest allowed nesting of arrays and objects; a scalar at the top level has depth 0.
+        ///
+        /// Parsing itself never recurses, but serializing, comparing and destroying a `JSONValue` do, one stack
+        /// frame per level; keep this in the low thousands at most.
+        public var maxDepth: Int = 64
+        /// The longest accepted input, in bytes.
+        public var maxBytes: Int = 1 << 20
+
+        /// Creates limits.
+        ///
+        /// - Parameters:
+        ///   - maxDepth: The deepest allowed nesting of arrays and objects (default 64).
+        ///   - maxBytes: The longest accepted input in bytes (default 1 MiB).
+        public init(maxDepth: Int = 64, maxBytes: Int = 1 << 20) {
+            self.maxDepth = maxDepth
+            self.maxBytes = maxBytes
+        }
+    }
+
+    /// The limits this parser enforces.
+    public var limits: Limits
+
+    /// Creates a parser.
+    ///
+    /// - Parameter limits: The resource limits to enforce.
+    public init(limits: Limits = .init()) {
+        self.limits = limits
+    }
+
+    /// Parses one JSON text.
+    ///
+    /// Contiguous collections (`[UInt8]`, `ArraySlice<UInt8>`, `Data`, native `String.UTF8View`) are read in
+    /// place; other collections are copied once. Offsets in errors count from the collection's first byte.
+    ///
+    /// - Parameter bytes: The UTF-8 encoded JSON text.
+    /// - Returns: The parsed value.
+    /// - Throws: `JSONParseError` describing the first problem found and its byte offset.
+    public func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+        let count = bytes.count
+        guard count <= limits.maxBytes else {
+            throw JSONParseError(
+                code: .tooLarge,
+                offset: limits.maxBytes,
+                message: "input of \(count) bytes exceeds the limit of \(limits.maxBytes) bytes "
+                    + "at byte \(limits.maxBytes)"
+            )
+        }
+        let maxDepth = limits.maxDepth
+        let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+            JSONParser.parseBuffer(buffer, maxDepth: maxDepth)
+        }
+        if let contiguous {
+            return try contiguous.get()
+        }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBufferPointer { buffer in
+            JSONParser.parseBuffer(buffer, maxDepth: maxDepth)
+        }.get()
+    }
+
+    /// Parses one JSON text given as a Swift string (its UTF-8 encoding is parsed).
+    ///
+    /// - Parameter text: The JSON text.
+    /// - Returns: The parsed value.
+    /// - Throws: `JSONParseError` describing the first problem found and its UTF-8 byte offset.
+    public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(text.utf8)
+    }
+
+    private static func parseBuffer(
+        _ buffer: UnsafeBufferPointer<UInt8>,
+        maxDepth: Int
+    ) -> Result<JSONValue, JSONParseError> {
+        var engine = JSONParserEngine(input: buffer, maxDepth: maxDepth)
+        do throws(JSONParseError) {
+            return .success(try engine.parseDocument())
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,587 @@
+/// The byte-level state machine behind `JSONParser`.
+///
+/// Containers are tracked on an explicit stack, so nesting depth never turns into call depth. Every byte is
+/// looked at a bounded number of times, so parsing is linear in the input length.
+struct JSONParserEngine {
+    /// One open array or object.
+    private struct Frame {
+        var isObject: Bool
+        var elements: [JSONValue] = []
+        var members: [String: JSONValue] = [:]
+        var pendingKey: String = ""
+    }
+
+    private let input: UnsafeBufferPointer<UInt8>
+    private let maxDepth: Int
+    private var position = 0
+    /// Reused buffer for strings that contain escapes.
+    private var scratch: [UInt8] = []
+
+    init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.input = input
+        self.maxDepth = maxDepth
+    }
+
+    // MARK: - Document and values
+
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        if input.count >= 3, input[0] == 0xEF, input[1] == 0xBB, input[2] == 0xBF {
+            throw JSONParseError(
+                code: .unexpectedCharacter,
+                offset: 0,
+                message: "byte order mark (U+FEFF) at byte 0 is not allowed"
+            )
+        }
+        let value = try parseValueTree()
+        skipWhitespace()
+        if position < input.count {
+            throw JSONParseError(
+                code: .trailingData,
+                offset: position,
+                message: "unexpected \(describeByte(at: position)) after the top-level value at byte \(position)"
+            )
+        }
+        return value
+    }
+
+    private mutating func parseValueTree() throws(JSONParseError) -> JSONValue {
+        var stack: [Frame] = []
+        nextValue: while true {
+            skipWhitespace()
+            guard position < input.count else {
+                throw endError(expected: "a value")
+            }
+            var value: JSONValue
+            switch input[position] {
+            case UInt8(ascii: "{"):
+                try checkDepth(stack.count)
+                position += 1
+                skipWhitespace()
+                if position < input.count, input[position] == UInt8(ascii: "}") {
+                    position += 1
+                    value = .object([:])
+                } else {
+                    var frame = Frame(isObject: true)
+                    try readMemberName(into: &frame)
+                    stack.append(frame)
+                    continue nextValue
+                }
+            case UInt8(ascii: "["):
+                try checkDepth(stack.count)
+                position += 1
+                skipWhitespace()
+                if position < input.count, input[position] == UInt8(ascii: "]") {
+                    position += 1
+                    value = .array([])
+                } else {
+                    stack.append(Frame(isObject: false))
+                    continue nextValue
+                }
+            case UInt8(ascii: "\""):
+                value = .string(try parseString())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = .number(try parseNumber())
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                value = .null
+            default:
+                throw unexpectedError(expected: "a value")
+            }
+
+            // Attach the finished value to the enclosing containers, closing as many as end here.
+            while let top = stack.indices.last {
+                skipWhitespace()
+                if stack[top].isObject {
+                    let key = stack[top].pendingKey
+                    stack[top].members[key] = value
+                    guard position < input.count else { throw endError(expected: "',' or '}'") }
+                    switch input[position] {
+                    case UInt8(ascii: ","):
+                        position += 1
+                        skipWhitespace()
+                        try readMemberName(into: &stack[top])
+                        continue nextValue
+                    case UInt8(ascii: "}"):
+                        position += 1
+                        value = .object(stack.removeLast().members)
+                    default:
+                        throw unexpectedError(expected: "',' or '}'")
+                    }
+                } else {
+                    stack[top].elements.append(value)
+                    guard position < input.count else { throw endError(expected: "',' or ']'") }
+                    switch input[position] {
+                    case UInt8(ascii: ","):
+                        position += 1
+                        continue nextValue
+                    case UInt8(ascii: "]"):
+                        position += 1
+                        value = .array(stack.removeLast().elements)
+                    default:
+                        throw unexpectedError(expected: "',' or ']'")
+                    }
+                }
+            }
+            return value
+        }
+    }
+
+    private func checkDepth(_ openContainers: Int) throws(JSONParseError) {
+        guard openContainers < maxDepth else {
+            throw JSONParseError(
+                code: .tooDeep,
+                offset: position,
+                message: "nesting deeper than the limit of \(maxDepth) at byte \(position)"
+            )
+        }
+    }
+
+    /// Reads `"name"` and `:`, rejecting a name already present in the frame.
+    private mutating func readMemberName(into frame: inout Frame) throws(JSONParseError) {
+        guard position < input.count else { throw endError(expected: "a member name") }
+        guard input[position] == UInt8(ascii: "\"") else {
+            throw unexpectedError(expected: "a member name string")
+        }
+        let keyOffset = position
+        let key = try parseString()
+        if let existing = frame.members.index(forKey: key) {
+            let earlier = frame.members[existing].key
+            let shown = JSONParserEngine.quoted(key)
+            if JSONValue.sameScalars(earlier, key) {
+                throw JSONParseError(
+                    code: .duplicateKey,
+                    offset: keyOffset,
+                    message: "duplicate key \(shown) at byte \(keyOffset)"
+                )
+            }
+            let scalars = JSONParserEngine.scalarList(key)
+            let earlierShown = JSONParserEngine.quoted(earlier)
+            let earlierScalars = JSONParserEngine.scalarList(earlier)
+            throw JSONParseError(
+                code: .duplicateKey,
+                offset: keyOffset,
+                message: "duplicate key \(shown) (\(scalars)) at byte \(keyOffset): it is canonically equivalent "
+                    + "to the earlier key \(earlierShown) (\(earlierScalars)), and such keys are not supported"
+            )
+        }
+        skipWhitespace()
+        guard position < input.count else { throw endError(expected: "':'") }
+        guard input[position] == UInt8(ascii: ":") else { throw unexpectedError(expected: "':'") }
+        position += 1
+        frame.pendingKey = key
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let bytes = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        for expected in bytes {
+            guard position < input.count else { throw endError(expected: "'\(literal)'") }
+            guard input[position] == expected else { throw unexpectedError(expected: "'\(literal)'") }
+            position += 1
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while position < input.count {
+            switch input[position] {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                position += 1
+            default:
+                return
+            }
+        }
+    }
+
+    // MARK: - Strings
+
+    /// Parses a string whose opening quote is at `position`.
+    private mutating func parseString() throws(JSONParseError) -> String {
+        let quoteOffset = position
+        position += 1
+        let contentStart = position
+        while position < input.count {
+            let byte = input[position]
+            if byte == UInt8(ascii: "\"") {
+                let content = UnsafeBufferPointer(rebasing: input[contentStart..<position])
+                let text = String(decoding: content, as: UTF8.self)
+                position += 1
+                return text
+            } else if byte == UInt8(ascii: "\\") {
+                return try parseEscapedString(from: contentStart, quoteOffset: quoteOffset)
+            } else if byte < 0x20 {
+                throw controlCharacterError()
+            } else if byte < 0x80 {
+                position += 1
+            } else {
+                position += try validatedSequenceLength()
+            }
+        }
+        throw unterminatedStringError(quoteOffset)
+    }
+
+    /// Continues a string at its first backslash, decoding into `scratch`.
+    private mutating func parseEscapedString(
+        from contentStart: Int,
+        quoteOffset: Int
+    ) throws(JSONParseError) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[contentStart..<position]))
+        while position < input.count {
+            let byte = input[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return String(decoding: scratch, as: UTF8.self)
+            } else if byte == UInt8(ascii: "\\") {
+                try decodeEscape()
+            } else if byte < 0x20 {
+                throw controlCharacterError()
+            } else if byte < 0x80 {
+                scratch.append(byte)
+                position += 1
+            } else {
+                let length = try validatedSequenceLength()
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[position..<(position + length)]))
+                position += length
+            }
+        }
+        throw unterminatedStringError(quoteOffset)
+    }
+
+    /// Decodes the escape whose backslash is at `position` and appends its UTF-8 to `scratch`.
+    private mutating func decodeEscape() throws(JSONParseError) {
+        let escapeOffset = position
+        guard position + 1 < input.count else {
+            throw JSONParseError(
+                code: .unexpectedEnd,
+                offset: input.count,
+                message: "input ends at byte \(input.count) inside the escape sequence that starts "
+                    + "at byte \(escapeOffset)"
+            )
+        }
+        let replacement: UInt8
+        switch input[position + 1] {
+        case UInt8(ascii: "\""): replacement = UInt8(ascii: "\"")
+        case UInt8(ascii: "\\"): replacement = UInt8(ascii: "\\")
+        case UInt8(ascii: "/"): replacement = UInt8(ascii: "/")
+        case UInt8(ascii: "b"): replacement = 0x08
+        case UInt8(ascii: "f"): replacement = 0x0C
+        case UInt8(ascii: "n"): replacement = 0x0A
+        case UInt8(ascii: "r"): replacement = 0x0D
+        case UInt8(ascii: "t"): replacement = 0x09
+        case UInt8(ascii: "u"):
+            try decodeUnicodeEscape()
+            return
+        default:
+            throw JSONParseError(
+                code: .invalidEscape,
+                offset: escapeOffset,
+                message: "invalid escape sequence at byte \(escapeOffset): backslash followed by "
+                    + describeByte(at: position + 1)
+            )
+        }
+        scratch.append(replacement)
+        position += 2
+    }
+
+    /// Decodes `\uXXXX` (and its `\uXXXX` low-surrogate partner) at `position`.
+    private mutating func decodeUnicodeEscape() throws(JSONParseError) {
+        let escapeOffset = position
+        let unit = try readHex4(at: position + 2, escapeOffset: escapeOffset)
+        position += 6
+        var scalar = UInt32(unit)
+        switch unit {
+        case 0xD800...0xDBFF:
+            let pairFollows = position + 1 < input.count
+                && input[position] == UInt8(ascii: "\\") && input[position + 1] == UInt8(ascii: "u")
+            guard pairFollows else {
+                throw loneSurrogateError(unit, at: escapeOffset, detail: "high surrogate not followed by a \\u escape")
+            }
+            let low = try readHex4(at: position + 2, escapeOffset: position)
+            guard (0xDC00...0xDFFF).contains(low) else {
+                throw loneSurrogateError(
+                    unit,
+                    at: escapeOffset,
+                    detail: "high surrogate not followed by a low surrogate"
+                )
+            }
+            scalar = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+            position += 6
+        case 0xDC00...0xDFFF:
+            throw loneSurrogateError(unit, at: escapeOffset, detail: "low surrogate without a preceding high surrogate")
+        default:
+            break
+        }
+        JSONParserEngine.appendUTF8(scalar, to: &scratch)
+    }
+
+    private func readHex4(at start: Int, escapeOffset: Int) throws(JSONParseError) -> UInt16 {
+        var unit: UInt16 = 0
+        for index in start..<(start + 4) {
+            guard index < input.count else {
+                throw JSONParseError(
+                    code: .unexpectedEnd,
+                    offset: input.count,
+                    message: "input ends at byte \(input.count) inside the \\u escape that starts "
+                        + "at byte \(escapeOffset)"
+                )
+            }
+            let byte = input[index]
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default:
+                throw JSONParseError(
+                    code: .invalidEscape,
+                    offset: escapeOffset,
+                    message: "invalid \\u escape at byte \(escapeOffset): expected four hex digits, found "
+                        + "\(describeByte(at: index)) at byte \(index)"
+                )
+            }
+            unit = unit << 4 | UInt16(nibble)
+        }
+        return unit
+    }
+
+    static func appendUTF8(_ scalar: UInt32, to bytes: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            bytes.append(UInt8(scalar))
+        case 0x80..<0x800:
+            bytes.append(0xC0 | UInt8(scalar >> 6))
+            bytes.append(0x80 | UInt8(scalar & 0x3F))
+        case 0x800..<0x10000:
+            bytes.append(0xE0 | UInt8(scalar >> 12))
+            bytes.append(0x80 | UInt8((scalar >> 6) & 0x3F))
+            bytes.append(0x80 | UInt8(scalar & 0x3F))
+        default:
+            bytes.append(0xF0 | UInt8(scalar >> 18))
+            bytes.append(0x80 | UInt8((scalar >> 12) & 0x3F))
+            bytes.append(0x80 | UInt8((scalar >> 6) & 0x3F))
+            bytes.append(0x80 | UInt8(scalar & 0x3F))
+        }
+    }
+
+    // MARK: - UTF-8
+
+    /// The length of the well-formed multi-byte UTF-8 sequence at `position` (Unicode Table 3-7).
+    private func validatedSequenceLength() throws(JSONParseError) -> Int {
+        guard let length = wellFormedSequenceLength(at: position) else {
+            throw JSONParseError(
+                code: .invalidUTF8,
+                offset: position,
+                message: "invalid UTF-8 sequence starting with byte 0x\(JSONParserEngine.hex(input[position])) "
+                    + "at byte \(position)"
+            )
+        }
+        return length
+    }
+
+    /// The length of the well-formed UTF-8 sequence at `start`, or `nil` when it is ill-formed.
+    private func wellFormedSequenceLength(at start: Int) -> Int? {
+        let lead = input[start]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0x00...0x7F: return 1
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        default: return nil
+        }
+        guard start + length <= input.count, secondRange.contains(input[start + 1]) else { return nil }
+        for index in (start + 2)..<(start + length) where !(0x80...0xBF).contains(input[index]) {
+            return nil
+        }
+        return length
+    }
+
+    // MARK: - Numbers
+
+    /// Parses a number starting at `position` (a `-` or a digit) following the RFC 8259 grammar exactly.
+    private mutating func parseNumber() throws(JSONParseError) -> Double {
+        let start = position
+        let negative = input[position] == UInt8(ascii: "-")
+        if negative {
+            position += 1
+        }
+        try requireDigit(after: "'-'")
+        if input[position] == UInt8(ascii: "0") {
+            position += 1
+            if position < input.count, JSONParserEngine.isDigit(input[position]) {
+                throw JSONParseError(
+                    code: .invalidNumber,
+                    offset: position - 1,
+                    message: "invalid number: leading zero at byte \(position - 1)"
+                )
+            }
+        } else {
+            skipDigits()
+        }
+        let integerDigits = position - start - (negative ? 1 : 0)
+        var isPlainInteger = true
+        if position < input.count, input[position] == UInt8(ascii: ".") {
+            isPlainInteger = false
+            position += 1
+            try requireDigit(after: "the decimal point")
+            skipDigits()
+        }
+        if position < input.count, input[position] | 0x20 == UInt8(ascii: "e") {
+            isPlainInteger = false
+            position += 1
+            if position < input.count, input[position] == UInt8(ascii: "+") || input[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            try requireDigit(after: "the exponent marker")
+            skipDigits()
+        }
+
+        if isPlainInteger, integerDigits <= 15 {
+            // Exact: every integer below 10^15 is a double.
+            var magnitude = 0
+            for index in (position - integerDigits)..<position {
+                magnitude = magnitude * 10 + Int(input[index] &- UInt8(ascii: "0"))
+            }
+            let value = Double(magnitude)
+            return negative ? -value : value
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+        guard let value = Double(text) else {
+            throw JSONParseError(code: .invalidNumber, offset: start, message: "invalid number at byte \(start)")
+        }
+        guard value.isFinite else {
+            throw JSONParseError(
+                code: .numberNotFinite,
+                offset: start,
+                message: "number at byte \(start) is too large for a double (I-JSON requires finite numbers)"
+            )
+        }
+        return value
+    }
+
+    private func requireDigit(after what: String) throws(JSONParseError) {
+        guard position < input.count else {
+            throw JSONParseError(
+                code: .unexpectedEnd,
+                offset: position,
+                message: "input ends at byte \(position) where a digit must follow \(what)"
+            )
+        }
+        guard JSONParserEngine.isDigit(input[position]) else {
+            throw JSONParseError(
+                code: .invalidNumber,
+                offset: position,
+                message: "invalid number: expected a digit after \(what) at byte \(position), "
+                    + "found \(describeByte(at: position))"
+            )
+        }
+    }
+
+    private mutating func skipDigits() {
+        while position < input.count, JSONParserEngine.isDigit(input[position]) {
+            position += 1
+        }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    // MARK: - Errors
+
+    private func endError(expected: String) -> JSONParseError {
+        JSONParseError(
+            code: .unexpectedEnd,
+            offset: position,
+            message: "unexpected end of input at byte \(position), expected \(expected)"
+        )
+    }
+
+    /// The error for an unexpected byte at `position`; an ill-formed UTF-8 sequence is reported as such.
+    private func unexpectedError(expected: String) -> JSONParseError {
+        if wellFormedSequenceLength(at: position) == nil {
+            return JSONParseError(
+                code: .invalidUTF8,
+                offset: position,
+                message: "invalid UTF-8 sequence starting with byte 0x\(JSONParserEngine.hex(input[position])) "
+                    + "at byte \(position)"
+            )
+        }
+        return JSONParseError(
+            code: .unexpectedCharacter,
+            offset: position,
+            message: "unexpected \(describeByte(at: position)) at byte \(position), expected \(expected)"
+        )
+    }
+
+    private func controlCharacterError() -> JSONParseError {
+        JSONParseError(
+            code: .controlCharacterInString,
+            offset: position,
+            message: "unescaped control character U+00\(JSONParserEngine.hex(input[position]).uppercased()) "
+                + "in string at byte \(position)"
+        )
+    }
+
+    private func unterminatedStringError(_ quoteOffset: Int) -> JSONParseError {
+        JSONParseError(
+            code: .unexpectedEnd,
+            offset: input.count,
+            message: "unterminated string: input ends at byte \(input.count) inside the string that starts "
+                + "at byte \(quoteOffset)"
+        )
+    }
+
+    private func loneSurrogateError(_ unit: UInt16, at offset: Int, detail: String) -> JSONParseError {
+        let hexUnit = String(unit, radix: 16, uppercase: true)
+        return JSONParseError(
+            code: .loneSurrogate,
+            offset: offset,
+            message: "lone surrogate \\u\(hexUnit) at byte \(offset): \(detail)"
+        )
+    }
+
+    /// A short description of the character at `offset` for messages: `'x'`, `U+00E9 'é'` or `byte 0xFF`.
+    private func describeByte(at offset: Int) -> String {
+        guard offset < input.count else { return "end of input" }
+        let byte = input[offset]
+        if byte >= 0x21, byte < 0x7F {
+            return "character '\(String(UnicodeScalar(byte)))'"
+        }
+        if byte < 0x80 {
+            return "character U+00\(JSONParserEngine.hex(byte).uppercased())"
+        }
+        guard let length = wellFormedSequenceLength(at: offset) else {
+            return "byte 0x\(JSONParserEngine.hex(byte))"
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: input[offset..<(offset + length)]), as: UTF8.self)
+        let scalarHex = text.unicodeScalars.first.map { String($0.value, radix: 16, uppercase: true) } ?? "?"
+        return "character U+\(scalarHex) '\(text)'"
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16)
+        return byte < 0x10 ? "0" + digits : digits
+    }
+
+    /// A key rendered for a message as a JSON string literal (quotes, backslashes and controls escaped).
+    static func quoted(_ key: String) -> String {
+        var bytes: [UInt8] = []
+        CanonicalJSON.appendString(key, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func scalarList(_ text: String) -> String {
+        text.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+    }
+}

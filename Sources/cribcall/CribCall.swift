@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `cribcall`: the CribCall command-line entry point. Argument parsing only; the work is in the modules.
+@main
+struct CribCall: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cribcall",
+        abstract: "CribCall: a LAN-only baby monitor with no cloud.",
+        subcommands: [IdentityCommand.self, CanonicalizeCommand.self, DetectCommand.self]
+    )
+}
