@@ -78,7 +78,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fuzz-control-channel",
-            dependencies: ["FuzzHarness"],
+            dependencies: ["FuzzHarness", "CLibFuzzer"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -86,6 +86,9 @@ let package = Package(
             dependencies: ["SoundDetection"],
             swiftSettings: swiftSettings
         ),
+
+        // MARK: C bindings
+        .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
 
         // MARK: tests
         .target(
@@ -120,6 +123,7 @@ let package = Package(
             dependencies: ["cribcall", "CanonicalJSON", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection"], swiftSettings: swiftSettings),
     ]
 )

@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
+# lld, because GNU gold (Debian's default) crashes ("internal error in format_file_lineno") linking libFuzzer's
+# driver into a SwiftPM executable.
 flags=(-c release --product fuzz-control-channel --scratch-path .build-fuzz
-       -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING)
+       -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 swift build "${flags[@]}"
 bin="$(swift build "${flags[@]}" --show-bin-path)/fuzz-control-channel"
 mkdir -p Fuzz/corpus Fuzz/artifacts

@@ -1,21 +1,28 @@
 import FuzzHarness
 import Foundation
+#if FUZZING
+import CLibFuzzer
+#endif
 
-// Built two ways (see Fuzz/run.sh):
-// - with `-sanitize=fuzzer -DFUZZING`: a libFuzzer target; libFuzzer provides `main` and calls the entry below;
-// - plainly: a replayer that runs the harness over the files named on the command line (to reproduce a crash).
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    ControlChannelFuzzer.run(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
-
-#if !FUZZING
+/// The control-channel fuzz target. Built two ways (see Fuzz/run.sh):
+/// - with `-sanitize=fuzzer,address -DFUZZING`: `main` hands control to libFuzzer's driver;
+/// - plainly: a replayer that runs the harness over the files named on the command line (to reproduce a crash).
 @main
-struct Replay {
+struct FuzzControlChannel {
     static func main() {
-        let paths = CommandLine.arguments.dropFirst()
+        #if FUZZING
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            ControlChannelFuzzer.run(UnsafeRawBufferPointer(start: data, count: size))
+            return 0
+        })
+        #else
+        replay(CommandLine.arguments.dropFirst())
+        #endif
+    }
+
+    static func replay(_ paths: ArraySlice<String>) {
         guard !paths.isEmpty else {
             print("usage: fuzz-control-channel FILE... (replays inputs through the fuzz harness)")
             return
@@ -30,4 +37,3 @@ struct Replay {
         }
     }
 }
-#endif
