@@ -23,14 +23,15 @@ enum PrivateFiles {
                 "cannot create the data directory: \(error.localizedDescription). Choose a writable --data-dir."
             )
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw IdentityStoreError(.cannotRead, path: path, "cannot inspect the data directory: \(errnoText())")
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue
+        else {
+            throw IdentityStoreError(.cannotRead, path: path, "cannot inspect the data directory")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard attributes[.type] as? FileAttributeType == .typeDirectory else {
             throw IdentityStoreError(.cannotWrite, path: path, "the data directory path is not a directory")
         }
-        if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+        if permissions & 0o077 != 0, chmod(path, 0o700) != 0 {
             throw IdentityStoreError(
                 .cannotWrite,
                 path: path,
@@ -42,19 +43,19 @@ enum PrivateFiles {
 
     /// Whether a file exists at the URL (following symbolic links).
     static func exists(_ url: URL) -> Bool {
-        var info = stat()
-        return stat(url.path, &info) == 0
+        FileManager.default.fileExists(atPath: url.path)
     }
 
     /// Reads a secret file after checking that no other user can read it.
     static func readPrivate(_ url: URL) throws(IdentityStoreError) -> String {
         let path = url.path
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw IdentityStoreError(.cannotRead, path: path, "cannot read: \(errnoText())")
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue
+        else {
+            throw IdentityStoreError(.cannotRead, path: path, "cannot read the file's permissions")
         }
-        guard info.st_mode & 0o077 == 0 else {
-            let mode = String(info.st_mode & 0o777, radix: 8)
+        guard permissions & 0o077 == 0 else {
+            let mode = String(permissions & 0o777, radix: 8)
             throw IdentityStoreError(
                 .insecurePermissions,
                 path: path,
