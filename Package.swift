@@ -124,6 +124,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection"], swiftSettings: swiftSettings),
+        .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

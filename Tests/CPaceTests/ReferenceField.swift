@@ -1,3 +1,4 @@
+import TestSupport
 /// A deliberately simple, slow, obviously-correct model of arithmetic mod p = 2^255 − 19 on little-endian arrays
 /// of 32-bit digits, used to check ``FieldElement25519``. It is variable time and only for tests.
 enum ReferenceField {
@@ -146,21 +147,3 @@ enum ReferenceField {
     }
 }
 
-/// SplitMix64: a tiny seeded generator so that the property tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }
-    }
-}

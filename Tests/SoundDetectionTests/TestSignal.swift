@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// Synthetic test signals, described in continuous time so the same signal can be rendered at 16 and 48 kHz.

@@ -1,18 +1,18 @@
 /// Deterministic 64-bit pseudo-random generator (SplitMix64) for reproducible test noise.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator from a seed.
     ///
     /// - Parameter seed: Any value; equal seeds give equal sequences.
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
     /// The next 64 random bits.
     ///
     /// - Returns: A pseudo-random value.
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var mixed = state
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -23,7 +23,12 @@ struct SplitMix64: RandomNumberGenerator {
     /// A uniform sample in −1..<1.
     ///
     /// - Returns: A pseudo-random Float.
-    mutating func nextSigned() -> Float {
+    public mutating func nextSigned() -> Float {
         Float(next() >> 40) / Float(1 << 23) - 1
+    }
+
+    /// `count` pseudo-random bytes.
+    public mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }
     }
 }
