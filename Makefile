@@ -9,9 +9,11 @@ SWIFT ?= swift
 VENV := .venv
 PYTHON := $(VENV)/bin/python
 # Debian packages the tests need: independent peers and tools (grows with later capabilities).
-APT_TEST_PACKAGES := openssl coreutils python3 python3-venv
-APT_DEMO_PACKAGES := openssl python3
-PIP_TEST_PACKAGES := rfc8785==0.1.4
+APT_BUILD_PACKAGES := pkg-config libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev
+APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) openssl coreutils python3 python3-venv
+APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) openssl python3
+# Independent peers: the RFC 8785 reference port and aioquic (exact pins: the interop hooks use its internals).
+PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2
 SECONDS ?= 600
 DEMO_DIR := .demo
 
@@ -61,9 +63,11 @@ demo: deps-demo
 	$(SWIFT) build -c release --product cribcall
 	@CRIBCALL=$$($(SWIFT) build -c release --show-bin-path)/cribcall DEMO_DIR=$(DEMO_DIR) ./scripts/demo.sh
 
-bench: check-swift
+bench: deps-test
 	$(SWIFT) build -c release --product sound-detection-benchmark
+	$(SWIFT) build -c release --product quic-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/sound-detection-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/quic-benchmark --python $(abspath $(PYTHON))
 
 fuzz: check-swift
 	./Fuzz/run.sh $(SECONDS)

@@ -27,6 +27,7 @@ let package = Package(
     products: [
         .executable(name: "cribcall", targets: ["cribcall"]),
         .executable(name: "sound-detection-benchmark", targets: ["sound-detection-benchmark"]),
+        .executable(name: "quic-benchmark", targets: ["quic-benchmark"]),
         .library(name: "CanonicalJSON", targets: ["CanonicalJSON"]),
         .library(name: "CPace", targets: ["CPace"]),
         .library(name: "DeviceIdentity", targets: ["DeviceIdentity"]),
@@ -64,8 +65,34 @@ let package = Package(
 
         // MARK: adapters
         .target(
+            name: "ControlTransport",
+            dependencies: ["CribCallProtocol", "DeviceIdentity", nioCore],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "DeviceIdentityStore",
             dependencies: ["DeviceIdentity", .product(name: "SwiftASN1", package: "swift-asn1")],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "QUIC",
+            dependencies: [
+                "CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore,
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: services
+        .target(
+            name: "CribCallControl",
+            dependencies: ["ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore],
             exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
@@ -82,6 +109,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "quic-benchmark",
+            dependencies: ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "sound-detection-benchmark",
             dependencies: ["SoundDetection"],
             swiftSettings: swiftSettings
@@ -89,6 +121,12 @@ let package = Package(
 
         // MARK: C bindings
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
+        .systemLibrary(
+            name: "CNGTCP2",
+            path: "Sources/CNGTCP2",
+            pkgConfig: "libngtcp2_crypto_gnutls",
+            providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev", "libgnutls28-dev"])]
+        ),
 
         // MARK: tests
         .target(
@@ -124,6 +162,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ControlTransportTests",
+            dependencies: ["ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CribCallControlTests",
+            dependencies: ["CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "QUICTests",
+            dependencies: ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,4 +1,4 @@
-public import CanonicalJSON
+import CanonicalJSON
 import CribCallProtocol
 import NIOCore
 

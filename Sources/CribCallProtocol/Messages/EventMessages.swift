@@ -59,11 +59,14 @@ public struct ErrorMessage: Sendable, Hashable, Codable {
     /// The offending message type, when known.
     public var inReplyTo: String?
 
+    /// The longest `inReplyTo` sent: it echoes a peer-chosen type name, which must not make the reply unframeable.
+    public static let maxInReplyToLength = 64
+
     public init(code: ErrorCode, message: String, inReplyTo: String? = nil) {
         self.code = code.rawValue
         self.error = code.name
         self.message = message
-        self.inReplyTo = inReplyTo
+        self.inReplyTo = inReplyTo.map { String($0.prefix(Self.maxInReplyToLength)) }
     }
 
     /// The code as a known value, or nil for a code this version does not know.

@@ -1,0 +1,43 @@
+import ControlTransport
+import NIOCore
+
+/// The listener app's side of one connection's UDP socket. Confined to the socket's event loop; closes the
+/// socket when its connection is finished.
+final class ClientEndpoint: QUICEndpoint, DatagramReceiving {
+    private let channel: any Channel
+    var connection: QUICConnectionCore?
+
+    init(channel: any Channel) {
+        self.channel = channel
+    }
+
+    func receive(_ envelope: AddressedEnvelope<ByteBuffer>) {
+        guard let connection, envelope.remoteAddress == connection.remote.address else { return }
+        envelope.data.withUnsafeReadableBytes { connection.receive($0, from: envelope.remoteAddress) }
+    }
+
+    func socketClosed() {
+        connection?.finish(.shutdown)
+    }
+
+    func send(_ packet: UnsafeRawBufferPointer, to address: SocketAddress) {
+        var buffer = channel.allocator.buffer(capacity: packet.count)
+        buffer.writeBytes(packet)
+        channel.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+    }
+
+    func flush() {
+        channel.flush()
+    }
+
+    func register(cid: [UInt8], for connection: QUICConnectionCore) {}
+
+    func unregister(cid: [UInt8]) {}
+
+    func established(_ connection: QUICConnectionCore) {}
+
+    func finished(_ connection: QUICConnectionCore) {
+        self.connection = nil
+        channel.close(promise: nil)
+    }
+}

@@ -1,0 +1,39 @@
+import ControlTransport
+import CribCallProtocol
+import NIOCore
+
+/// The public, `Sendable` face of a QUIC connection: every operation hops to the connection's event loop.
+final class QUICControlConnection: ControlConnection {
+    let peer: PeerCertificate
+    let remoteAddress: String
+    let inbound: ControlFrameSequence
+    private let core: NIOLoopBound<QUICConnectionCore>
+    private let closedFuture: EventLoopFuture<ConnectionCloseReason>
+
+    /// Wraps an established connection. Call on its event loop.
+    init(_ connection: QUICConnectionCore, peer: PeerCertificate) {
+        self.peer = peer
+        self.remoteAddress = "\(connection.remote.address)"
+        self.inbound = ControlFrameSequence(connection.inbound)
+        self.core = NIOLoopBound(connection, eventLoop: connection.eventLoop)
+        self.closedFuture = connection.closedPromise.futureResult
+    }
+
+    func send(_ payload: [UInt8]) async throws {
+        guard (1...ControlFrame.maxPayloadLength).contains(payload.count) else {
+            throw ControlProtocolError(.internalError, "a frame carries 1 to \(ControlFrame.maxPayloadLength) bytes")
+        }
+        let frame = withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Array($0) } + payload
+        let core = self.core
+        try await core.eventLoop.flatSubmit { core.value.enqueue(frame: frame) }.get()
+    }
+
+    func close(code: UInt64) async {
+        let core = self.core
+        _ = try? await core.eventLoop.flatSubmit { core.value.close(code: code) }.get()
+    }
+
+    func closed() async -> ConnectionCloseReason {
+        (try? await closedFuture.get()) ?? .shutdown
+    }
+}

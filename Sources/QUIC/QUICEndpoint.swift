@@ -1,0 +1,23 @@
+import NIOCore
+
+/// What a connection needs from the endpoint that owns its socket. Implemented by the server and client
+/// endpoints; called only on their event loop.
+protocol QUICEndpoint: AnyObject {
+    /// Queues a datagram (flushed by `flush`).
+    func send(_ packet: UnsafeRawBufferPointer, to address: SocketAddress)
+    /// Flushes queued datagrams.
+    func flush()
+    /// Routes packets whose destination connection ID is `cid` to `connection`.
+    func register(cid: [UInt8], for connection: QUICConnectionCore)
+    /// Stops routing `cid`.
+    func unregister(cid: [UInt8])
+    /// The handshake of `connection` completed and the peer is authenticated.
+    func established(_ connection: QUICConnectionCore)
+    /// `connection` is gone for good (after its closing or draining period): forget it.
+    func finished(_ connection: QUICConnectionCore)
+}
+
+/// A monotonic timestamp in nanoseconds, as ngtcp2 counts time.
+func quicTimestamp() -> UInt64 {
+    NIODeadline.now().uptimeNanoseconds
+}

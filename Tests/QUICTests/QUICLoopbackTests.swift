@@ -1,0 +1,155 @@
+import ControlTransport
+import CribCallProtocol
+import DeviceIdentity
+import Foundation
+import NIOCore
+import QUIC
+import Testing
+
+/// Swift client ↔ Swift server over real QUIC (ngtcp2 + GnuTLS) on loopback.
+@Suite("QUIC control channel on loopback")
+struct QUICLoopbackTests {
+    let monitor: DeviceIdentity
+    let listener: DeviceIdentity
+
+    init() throws {
+        monitor = try DeviceIdentity.generate(now: Date())
+        listener = try DeviceIdentity.generate(now: Date())
+    }
+
+    /// A server that answers PING with PONG and records everything it saw.
+    final class EchoServer: Sendable {
+        let quic: QUICListener
+        let task: Task<[String], Never>
+
+        init(identity: DeviceIdentity, host: String = "127.0.0.1") async throws {
+            quic = try await QUICListener.bind(host: host, port: 0, identity: identity)
+            let connections = quic.connections
+            task = Task {
+                var seen: [String] = []
+                await withTaskGroup(of: [String].self) { group in
+                    for await connection in connections {
+                        group.addTask {
+                            var log = ["connection \(connection.peer.fingerprint.hex)"]
+                            do {
+                                for try await frame in connection.inbound {
+                                    let message = try ControlMessageCodec.decode(payload: frame)
+                                    log.append("frame \(message.typeName)")
+                                    if case .ping(let ping) = message {
+                                        try await connection.send(.pong(ping))
+                                    } else if case .unknown(let type, _) = message, type == "CLOSE_ME" {
+                                        try await connection.send(.error(.unauthorized, "bye", inReplyTo: type))
+                                        await connection.close(.unauthorized)
+                                    }
+                                }
+                            } catch {
+                                log.append("error \(error)")
+                            }
+                            return log
+                        }
+                    }
+                    for await log in group { seen += log }
+                }
+                return seen
+            }
+        }
+
+        func stop() async -> [String] {
+            await quic.shutdown()
+            return await task.value
+        }
+    }
+
+    @Test("a pinned client completes the handshake, sees the server's certificate, and exchanges frames")
+    func pingPong() async throws {
+        let server = try await EchoServer(identity: monitor)
+        let connector = try QUICConnector(identity: listener)
+        let connection = try await connector.connect(host: "127.0.0.1", port: server.quic.port,
+                                                     pinnedFingerprint: monitor.fingerprint)
+        #expect(connection.peer.fingerprint == monitor.fingerprint)
+        #expect(connection.peer.publicKeySPKI == monitor.publicKeySPKI)
+        try await connection.send(.ping(Ping(timestamp: 123)))
+        var frames = connection.inbound.makeAsyncIterator()
+        let reply = try #require(try await frames.next())
+        #expect(try ControlMessageCodec.decode(payload: reply) == .pong(Ping(timestamp: 123)))
+        await connection.close(code: 0)
+        #expect(await connection.closed() == .local(code: 0))
+        let seen = await server.stop()
+        #expect(seen.first == "connection \(listener.fingerprint.hex)", "the server saw the client certificate")
+        #expect(seen.contains("frame PING"))
+    }
+
+    @Test("a server whose fingerprint is not the pin fails the handshake and receives no application data")
+    func pinMismatch() async throws {
+        let server = try await EchoServer(identity: monitor)
+        let connector = try QUICConnector(identity: listener)
+        let impostorPin = try DeviceIdentity.generate(now: Date()).fingerprint
+        let error = await #expect(throws: ControlTransportError.self) {
+            try await connector.connect(host: "127.0.0.1", port: server.quic.port, pinnedFingerprint: impostorPin)
+        }
+        guard case .fingerprintMismatch(let expected, let actual)? = error else {
+            Issue.record("expected fingerprintMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(expected == impostorPin && actual == monitor.fingerprint)
+        let seen = await server.stop()
+        #expect(seen.isEmpty, "the server must see no connection and no frame: \(seen)")
+    }
+
+    @Test("an ERROR frame sent before close reaches the peer, then the close carries the application code")
+    func errorThenClose() async throws {
+        let server = try await EchoServer(identity: monitor)
+        let connection = try await QUICConnector(identity: listener)
+            .connect(host: "127.0.0.1", port: server.quic.port, pinnedFingerprint: monitor.fingerprint)
+        try await connection.send(Array(#"{"type":"CLOSE_ME"}"#.utf8))
+        var frames = connection.inbound.makeAsyncIterator()
+        let error = try #require(try await frames.next())
+        guard case .error(let message) = try ControlMessageCodec.decode(payload: error) else {
+            Issue.record("expected ERROR")
+            return
+        }
+        #expect(message.errorCode == .unauthorized)
+        #expect(try await frames.next() == nil)
+        #expect(await connection.closed() == .peerApplication(code: 2, reason: ""))
+        _ = await server.stop()
+    }
+
+    @Test("IPv6 loopback works too")
+    func ipv6() async throws {
+        let server = try await EchoServer(identity: monitor, host: "::1")
+        let connection = try await QUICConnector(identity: listener)
+            .connect(host: "::1", port: server.quic.port, pinnedFingerprint: monitor.fingerprint)
+        try await connection.send(.ping(Ping(timestamp: 6)))
+        var frames = connection.inbound.makeAsyncIterator()
+        #expect(try await frames.next().map { try ControlMessageCodec.decode(payload: $0) } == .pong(Ping(timestamp: 6)))
+        await connection.close(code: 0)
+        _ = await server.stop()
+    }
+
+    @Test("50 concurrent clients each complete a handshake and a round trip")
+    func fiftyClients() async throws {
+        let server = try await EchoServer(identity: monitor)
+        let port = server.quic.port
+        let pin = monitor.fingerprint
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<50 {
+                let identity = try DeviceIdentity.generate(now: Date())
+                group.addTask {
+                    let connection = try await QUICConnector(identity: identity)
+                        .connect(host: "127.0.0.1", port: port, pinnedFingerprint: pin)
+                    try await connection.send(.ping(Ping(timestamp: Int64(index))))
+                    var frames = connection.inbound.makeAsyncIterator()
+                    let reply = try await frames.next().map { try ControlMessageCodec.decode(payload: $0) }
+                    await connection.close(code: 0)
+                    return reply == .pong(Ping(timestamp: Int64(index)))
+                }
+            }
+            var all: [Bool] = []
+            for try await ok in group { all.append(ok) }
+            return all
+        }
+        #expect(results.count == 50 && results.allSatisfy { $0 })
+        let seen = await server.stop()
+        #expect(seen.filter { $0.hasPrefix("connection") }.count == 50)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A program running beside a test (e.g. an independent protocol peer), whose stdout lines the test can wait
+/// for. Nothing here blocks a Swift concurrency thread: output is collected by Foundation's reader threads and
+/// waits poll with `Task.sleep`.
+public final class BackgroundProcess: @unchecked Sendable {
+    // Safe: `lines`, `errorText` and `exited` are guarded by `lock`; `process` is only started and signalled.
+    private let process = Process()
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var partial = Data()
+    private var errorText = Data()
+    private var exitStatus: Int32?
+
+    /// Starts `executable` with `arguments`.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: try Subprocess.resolve(executable))
+        process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            self?.collect(handle.availableData)
+        }
+        error.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock()
+            self.errorText.append(data)
+            self.lock.unlock()
+        }
+        process.terminationHandler = { [weak self] process in
+            guard let self else { return }
+            self.lock.lock()
+            self.exitStatus = process.terminationStatus
+            self.lock.unlock()
+        }
+        signal(SIGPIPE, SIG_IGN)
+        try process.run()
+    }
+
+    private func collect(_ data: Data) {
+        guard !data.isEmpty else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        partial.append(data)
+        while let newline = partial.firstIndex(of: 0x0A) {
+            lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+            partial = Data(partial[partial.index(after: newline)...])
+        }
+    }
+
+    /// The complete lines printed so far.
+    public var output: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
+    /// What the program printed on stderr so far.
+    public var errorOutput: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: errorText, as: UTF8.self)
+    }
+
+    /// The exit status, once it has exited.
+    public var status: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        return exitStatus
+    }
+
+    /// Waits for a stdout line satisfying `predicate`.
+    /// - Returns: The line, or nil after `timeout` or when the program exited without printing it.
+    public func line(timeout: Duration = .seconds(15), where predicate: (String) -> Bool) async -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let match = output.first(where: predicate) { return match }
+            if status != nil {
+                try? await Task.sleep(for: .milliseconds(50))
+                return output.first(where: predicate)
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// Waits until the program exits by itself.
+    /// - Returns: Its exit status, or nil after `timeout` (the program is then killed).
+    @discardableResult
+    public func waitForExit(timeout: Duration = .seconds(30)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status {
+                try? await Task.sleep(for: .milliseconds(30))  // let the readers drain the pipes
+                return status
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        process.terminate()
+        return nil
+    }
+
+    /// Asks the program to stop (SIGTERM), and kills it (SIGKILL) if it has not exited after `grace`.
+    ///
+    /// Children started from a test process can inherit a signal mask that blocks SIGTERM, so the escalation is
+    /// what guarantees a peer never outlives its test.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(1)) async -> Int32? {
+        guard status == nil else { return status }
+        process.terminate()
+        let deadline = ContinuousClock.now + grace
+        while status == nil, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if status == nil { kill(process.processIdentifier, SIGKILL) }
+        return await waitForExit(timeout: .seconds(5))
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
