@@ -109,6 +109,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "quic-probe",
+            dependencies: ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "quic-benchmark",
             dependencies: ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity"],
             swiftSettings: swiftSettings
@@ -174,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "QUICTests",
-            dependencies: ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
+            dependencies: ["QUIC", "quic-probe", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),
