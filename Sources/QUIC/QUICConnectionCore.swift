@@ -380,7 +380,7 @@ final class QUICConnectionCore {
             return eventLoop.makeFailedFuture(ControlTransportError.closed(closedReason ?? .local(code: 0)))
         }
         sendBuffer.append(frame)
-        writeOut()
+        scheduleWrite()
         guard sendBuffer.unacknowledged > configuration.sendHighWatermark else { return eventLoop.makeSucceededVoidFuture() }
         let waiter = eventLoop.makePromise(of: Void.self)
         sendWaiters.append(waiter)
@@ -392,7 +392,20 @@ final class QUICConnectionCore {
         guard let connection, let stream = controlStream, phase == .established else { return }
         _ = ngtcp2_conn_extend_max_stream_offset(connection, stream, UInt64(count))
         ngtcp2_conn_extend_max_offset(connection, UInt64(count))
-        writeOut()
+        scheduleWrite()
+    }
+
+    private var writeScheduled = false
+
+    /// Writes once after the tasks already queued on the event loop, so frames sent in a burst share packets.
+    private func scheduleWrite() {
+        guard !writeScheduled else { return }
+        writeScheduled = true
+        eventLoop.assumeIsolated().execute { [weak self] in
+            guard let self else { return }
+            self.writeScheduled = false
+            self.writeOut()
+        }
     }
 
     private func acknowledged(stream: Int64, upTo offset: UInt64) {
