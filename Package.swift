@@ -110,7 +110,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "quic-probe",
-            dependencies: ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity"],
+            dependencies: [
+                "QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -179,7 +181,7 @@ let package = Package(
         ),
         .testTarget(
             name: "QUICTests",
-            dependencies: ["QUIC", "quic-probe", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
+            dependencies: ["QUIC", "quic-probe", "CribCallControl", "DeviceIdentityStore", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),

@@ -111,6 +111,23 @@ public struct DeviceIdentity: Sendable {
         PEMDocument(type: "PRIVATE KEY", derBytes: Self.pkcs8Prefix + Array(privateKey.rawRepresentation)).pemString
     }
 
+    /// A secret derived from the device key for one purpose (HKDF-SHA256 over the private key, `label` as info).
+    ///
+    /// Stable for the life of the identity, so state built from it survives restarts (e.g. QUIC stateless-reset
+    /// tokens), and useless for anything else: the label separates purposes. Never log it.
+    /// - Parameters:
+    ///   - label: What the secret is for, e.g. `cribcall/quic/stateless-reset/v1`.
+    ///   - byteCount: How many bytes to derive.
+    public func derivedSecret(label: String, byteCount: Int = 32) -> [UInt8] {
+        let key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: privateKey.rawRepresentation),
+            salt: Array("cribcall/device-identity/derived".utf8),
+            info: Array(label.utf8),
+            outputByteCount: byteCount
+        )
+        return key.withUnsafeBytes { Array($0) }
+    }
+
     /// Signs bytes with the device key.
     public func sign(_ data: some DataProtocol) throws -> Data {
         try privateKey.signature(for: data)

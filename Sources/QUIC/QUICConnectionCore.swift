@@ -39,6 +39,8 @@ final class QUICConnectionCore {
     private let configuration: QUICConfiguration
     private let credentials: TLSCredentials
     private let pinnedFingerprint: CertificateFingerprint?
+    /// Derives the stateless-reset token of each connection ID this side issues (stable across restarts).
+    private let resetSecret: [UInt8]
 
     private var connection: OpaquePointer?
     private var session: gnutls_session_t?
@@ -91,6 +93,7 @@ final class QUICConnectionCore {
         self.local = local
         self.remote = remote
         self.pinnedFingerprint = pinnedFingerprint
+        self.resetSecret = credentials.statelessResetSecret
         connectionReference = .allocate(capacity: 1)
         connectionReference.initialize(to: ngtcp2_crypto_conn_ref(get_conn: { reference in
             guard let userData = reference?.pointee.user_data else { return nil }
@@ -136,6 +139,10 @@ final class QUICConnectionCore {
         var settings = core.settings()
         var parameters = core.transportParameters()
         parameters.original_dcid = header.dcid  // the server must echo the client's original DCID
+        parameters.stateless_reset_token_present = 1
+        withUnsafeMutableBytes(of: &parameters.stateless_reset_token) { token in
+            _ = Self.resetToken(into: token, secret: core.resetSecret, cid: &sourceCID)
+        }
         var path = core.path(remote: remote)
         var callbacks = Self.callbacks(server: true)
         let status = cribcall_ngtcp2_conn_server_new(
@@ -220,6 +227,13 @@ final class QUICConnectionCore {
         var cid = ngtcp2_cid()
         ngtcp2_cid_init(&cid, bytes, length)
         return cid
+    }
+
+    /// The stateless-reset token of `cid`: HKDF of the endpoint's secret and the ID (RFC 9000 §10.3.2).
+    static func resetToken(into token: UnsafeMutableRawBufferPointer, secret: [UInt8], cid: UnsafePointer<ngtcp2_cid>) -> Int32 {
+        guard let base = token.baseAddress, token.count >= Int(NGTCP2_STATELESS_RESET_TOKENLEN) else { return -1 }
+        return ngtcp2_crypto_generate_stateless_reset_token(
+            base.assumingMemoryBound(to: UInt8.self), secret, secret.count, cid)
     }
 
     static func bytes(of cid: ngtcp2_cid) -> [UInt8] {
@@ -603,7 +617,10 @@ final class QUICConnectionCore {
             var bytes = [UInt8](repeating: 0, count: length)
             _ = gnutls_rnd(GNUTLS_RND_RANDOM, &bytes, length)
             ngtcp2_cid_init(cid, bytes, length)
-            _ = gnutls_rnd(GNUTLS_RND_RANDOM, token, Int(NGTCP2_STATELESS_RESET_TOKENLEN))
+            guard QUICConnectionCore.resetToken(
+                into: UnsafeMutableRawBufferPointer(start: token, count: Int(NGTCP2_STATELESS_RESET_TOKENLEN)),
+                secret: core.resetSecret, cid: cid) == 0
+            else { return NGTCP2_ERR_CALLBACK_FAILURE }
             core.issuedCIDs.insert(bytes)
             core.endpoint?.register(cid: bytes, for: core)
             return 0

@@ -42,6 +42,12 @@ final class ServerEndpoint: QUICEndpoint, DatagramReceiving {
                 connection.receive(packet, from: envelope.remoteAddress)
                 return
             }
+            // A short-header packet for a connection we do not know (e.g. from before a restart): tell the peer
+            // at once with a stateless reset instead of letting it wait for its idle timeout.
+            if base[0] & 0x80 == 0 {
+                sendStatelessReset(for: dcid, triggeredBy: packet.count, to: envelope.remoteAddress)
+                return
+            }
             guard !shuttingDown, live.count < configuration.maxConnections else { return }
             var header = ngtcp2_pkt_hd()
             guard ngtcp2_accept(&header, base, packet.count) == 0 else { return }
@@ -69,6 +75,34 @@ final class ServerEndpoint: QUICEndpoint, DatagramReceiving {
         let storage = try SocketAddressStorage(address)
         local = storage
         return storage
+    }
+
+    private var resetBudget = (window: NIODeadline.now(), sent: 0)
+
+    /// RFC 9000 §10.3: smaller than the packet that triggered it (so two endpoints cannot loop), at least 21
+    /// bytes, and rate-limited (at most 100 a second) so it cannot be used for amplification.
+    private func sendStatelessReset(for dcid: [UInt8], triggeredBy size: Int, to address: SocketAddress) {
+        let minimum = 1 + Int(NGTCP2_MIN_STATELESS_RESET_RANDLEN) + Int(NGTCP2_STATELESS_RESET_TOKENLEN)
+        guard size - 1 >= minimum, dcid.count <= Int(NGTCP2_MAX_CIDLEN) else { return }
+        let now = NIODeadline.now()
+        if now - resetBudget.window > .seconds(1) { resetBudget = (now, 0) }
+        guard resetBudget.sent < 100 else { return }
+        resetBudget.sent += 1
+        var cid = ngtcp2_cid()
+        ngtcp2_cid_init(&cid, dcid, dcid.count)
+        var token = [UInt8](repeating: 0, count: Int(NGTCP2_STATELESS_RESET_TOKENLEN))
+        let status = token.withUnsafeMutableBytes {
+            QUICConnectionCore.resetToken(into: $0, secret: credentials.statelessResetSecret, cid: &cid)
+        }
+        guard status == 0 else { return }
+        let length = min(size - 1, 43)
+        var random = [UInt8](repeating: 0, count: length - 1 - token.count)
+        _ = gnutls_rnd(GNUTLS_RND_NONCE, &random, random.count)
+        var packet = [UInt8](repeating: 0, count: length)
+        let written = ngtcp2_pkt_write_stateless_reset(&packet, packet.count, &token, &random, random.count)
+        guard written > 0 else { return }
+        packet.withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[0..<written]), to: address) }
+        flush()
     }
 
     private func sendVersionNegotiation(_ identifiers: ngtcp2_version_cid, to address: SocketAddress) {

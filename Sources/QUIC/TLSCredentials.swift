@@ -7,6 +7,8 @@ import DeviceIdentity
 /// credential to be used by many sessions concurrently); it is freed in `deinit` when no session holds it.
 final class TLSCredentials: @unchecked Sendable {
     let handle: gnutls_certificate_credentials_t
+    /// The secret stateless-reset tokens are derived from; derived from the device key so it survives restarts.
+    let statelessResetSecret: [UInt8]
 
     init(identity: DeviceIdentity) throws {
         var credentials: gnutls_certificate_credentials_t?
@@ -33,6 +35,7 @@ final class TLSCredentials: @unchecked Sendable {
             throw QUICError.tls("GnuTLS refused the device certificate or key", status)
         }
         handle = credentials
+        statelessResetSecret = identity.derivedSecret(label: "cribcall/quic/stateless-reset/v1")
     }
 
     deinit {

@@ -1,11 +1,12 @@
 // quic-probe: a QUIC control-channel endpoint in its own process, for tests that place the two ends in
 // different network namespaces (e.g. under packet loss). Harness only: the work is in QUIC and CribCallControl.
-//   quic-probe server --host H [--port P]                 prints {"event":"listening",...}; PING → PONG
+//   quic-probe server --host H [--port P] [--data-dir D]  prints {"event":"listening",...}; PING → PONG
 //   quic-probe client --host H --port P --pin FP [--frames N]   N sequential PING/PONG, then {"event":"result",...}
 import ControlTransport
 import CribCallControl
 import CribCallProtocol
 import DeviceIdentity
+import DeviceIdentityStore
 import Foundation
 import QUIC
 
@@ -22,7 +23,9 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let identity = try DeviceIdentity.generate(now: Date())
+// A data directory keeps the identity across runs (to test what a listener sees when a monitor restarts).
+let identity = try value("--data-dir").map { try DeviceIdentityStore(directory: URL(fileURLWithPath: $0)).loadOrCreate().identity }
+    ?? DeviceIdentity.generate(now: Date())
 let host = value("--host") ?? "127.0.0.1"
 let port = Int(value("--port") ?? "0") ?? 0
 

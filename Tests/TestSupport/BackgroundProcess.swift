@@ -60,6 +60,9 @@ public final class BackgroundProcess: @unchecked Sendable {
         }
     }
 
+    /// The process id.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// The complete lines printed so far.
     public var output: [String] {
         lock.lock()
