@@ -10,9 +10,9 @@ extension CPace {
     static func sha512(_ parts: [UInt8]...) -> [UInt8] {
         var hasher = SHA512()
         for part in parts {
-            part.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            hasher.update(data: part)
         }
-        return hasher.finalize().withUnsafeBytes { Array($0) }
+        return Array(hasher.finalize())
     }
 
     // MARK: - calculate_generator (section 8.2)
@@ -26,24 +26,22 @@ extension CPace {
         prs: [UInt8],
         ci: [UInt8],
         sid: [UInt8],
-        _ body: (UnsafeRawBufferPointer) -> R
+        _ body: (ArraySlice<UInt8>) -> R
     ) -> R {
         var hasher = SHA512()
         let padding = zeroPaddingLength(dsiCount: dsi.count, prsCount: prs.count, sInBytes: hashBlockSizeBytes)
-        let head = prependLen(dsi) + leb128(prs.count)
-        head.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        prs.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        let tail = leb128(padding) + [UInt8](repeating: 0, count: padding) + lvCat(ci, sid)
-        tail.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        let digest = hasher.finalize()
-        return digest.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<fieldSizeBytes])) }
+        hasher.update(data: prependLen(dsi) + leb128(prs.count))
+        hasher.update(data: prs)
+        hasher.update(data: leb128(padding) + [UInt8](repeating: 0, count: padding) + lvCat(ci, sid))
+        let digest = Array(hasher.finalize())
+        return body(digest[0..<fieldSizeBytes])
     }
 
     /// RFC 7748 `decodeUCoordinate(u, 255)`: little endian, bit 255 cleared; values in [p, 2^255) are kept as
     /// (non-canonical) representatives.
     /// - Parameter bytes: 32 bytes.
     /// - Returns: the field element.
-    static func decodeUCoordinate(_ bytes: UnsafeRawBufferPointer) -> FieldElement25519 {
+    static func decodeUCoordinate(_ bytes: some RandomAccessCollection<UInt8>) -> FieldElement25519 {
         FieldElement25519(bytes: bytes)
     }
 
@@ -71,7 +69,7 @@ extension CPace {
 
     // MARK: - scalar_mult / scalar_mult_vfy (section 8.2)
 
-    /// Runs `body` on X25519(scalar, point) and reports the neutral element instead of a zero result.
+    /// X25519(scalar, point), reporting the neutral element as an error instead of returning zero bytes.
     ///
     /// swift-crypto computes X25519 with BoringSSL on Linux and with CryptoKit on Apple platforms. Both return the
     /// all-zero output for low-order inputs without throwing (swift-crypto deliberately ignores BoringSSL's
@@ -79,37 +77,44 @@ extension CPace {
     /// in a fixed-length loop and compared once. Should a future swift-crypto throw for that case instead, the
     /// error is treated the same way: X25519 on 32-byte inputs has no other failure mode. Non-canonical inputs
     /// (bit 255 set, or u ≥ p) are handled by X25519 itself, which clears bit 255 and reduces mod p (RFC 7748).
-    ///
-    /// The shared point never leaves `body`, so callers can hash K without copying it.
     /// - Parameters:
     ///   - scalar: the secret scalar (clamped by X25519).
     ///   - point: a 32-byte u-coordinate.
-    ///   - body: receives the 32 bytes of the result.
-    /// - Returns: the value returned by `body`.
+    /// - Returns: the 32 bytes of K (secret: keep them short-lived and never expose them).
     /// - Throws: ``CPaceError/identityElement`` when the result is G.I.
-    static func withScalarMultVfy<R>(
+    static func x25519Vfy(
         _ scalar: Curve25519.KeyAgreement.PrivateKey,
-        _ point: [UInt8],
-        _ body: (UnsafeRawBufferPointer) -> R
-    ) throws(CPaceError) -> R {
+        _ point: [UInt8]
+    ) throws(CPaceError) -> [UInt8] {
         precondition(point.count == fieldSizeBytes, "callers validate the point length")
-        let shared: SharedSecret
+        let k: [UInt8]
         do {
             let peer = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: point)
-            shared = try scalar.sharedSecretFromKeyAgreement(with: peer)
+            k = try bytes(of: try scalar.sharedSecretFromKeyAgreement(with: peer))
         } catch {
             throw .identityElement
         }
-        let result: R? = shared.withUnsafeBytes { bytes in
-            var accumulator: UInt8 = 0
-            for byte in bytes {
-                accumulator |= byte
-            }
-            // The only data-dependent decision is "is K the identity", which is the public abort outcome.
-            return accumulator == 0 ? nil : body(bytes)
+        var accumulator: UInt8 = 0
+        for byte in k {
+            accumulator |= byte
         }
-        guard let result else { throw .identityElement }
-        return result
+        // The only data-dependent decision is "is K the identity", which is the public abort outcome.
+        guard accumulator != 0 else { throw .identityElement }
+        return k
+    }
+
+    /// The 32 bytes of an X25519 shared secret, read through public, pointer-free swift-crypto API.
+    ///
+    /// swift-crypto exposes `SharedSecret` bytes only through a raw-pointer closure (it is `ContiguousBytes`, not a
+    /// `Sequence`). An X25519 *private key* however accepts any 32 `ContiguousBytes` and hands them back unchanged
+    /// as `rawRepresentation` (clamping happens inside X25519, not on storage), so the secret is passed through
+    /// one. The only error is a length other than 32 bytes, which X25519 output never has. The round trip is
+    /// pinned by `CPaceTests` (arbitrary bytes, including unclamped ones, and every K test vector).
+    /// - Parameter secret: an X25519 shared secret (32 bytes).
+    /// - Returns: the secret's bytes.
+    /// - Throws: swift-crypto's key-size error if the secret is not 32 bytes long.
+    static func bytes(of secret: SharedSecret) throws -> [UInt8] {
+        Array(try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: secret).rawRepresentation)
     }
 
     /// `G.scalar_mult_vfy(y, X)` = X25519(y, X), reporting the neutral element as an error.
@@ -122,7 +127,7 @@ extension CPace {
     static func scalarMultVfy(scalar: [UInt8], point: [UInt8]) throws(CPaceError) -> [UInt8] {
         let key = try privateKey(scalar)
         guard point.count == fieldSizeBytes else { throw .invalidMessageLength(point.count) }
-        return try withScalarMultVfy(key, point) { Array($0) }
+        return try x25519Vfy(key, point)
     }
 
     /// `G.scalar_mult(y, g)` = X25519(y, g); returns G.I (32 zero bytes) for a low-order g, as the draft's
@@ -133,7 +138,7 @@ extension CPace {
     /// - Returns: the 32-byte result.
     static func scalarMult(_ scalar: Curve25519.KeyAgreement.PrivateKey, _ point: [UInt8]) -> [UInt8] {
         do {
-            return try withScalarMultVfy(scalar, point) { Array($0) }
+            return try x25519Vfy(scalar, point)
         } catch {
             return identity
         }
@@ -152,18 +157,17 @@ extension CPace {
 
     // MARK: - ISK (section 7.2)
 
-    /// `ISK = H.hash(lv_cat(G.DSI || b"_ISK", sid, K) || transcript)`, streamed so K is not copied.
+    /// `ISK = H.hash(lv_cat(G.DSI || b"_ISK", sid, K) || transcript)`, streamed into the hash.
     /// - Parameters:
     ///   - sid: the session identifier.
     ///   - k: the 32 bytes of K.
     ///   - transcript: the protocol transcript.
     /// - Returns: the 64-byte ISK as a symmetric key.
-    static func isk(sid: [UInt8], k: UnsafeRawBufferPointer, transcript: [UInt8]) -> SymmetricKey {
+    static func isk(sid: [UInt8], k: some Collection<UInt8>, transcript: [UInt8]) -> SymmetricKey {
         var hasher = SHA512()
-        let head = prependLen(dsiISK) + prependLen(sid) + leb128(k.count)
-        head.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        hasher.update(bufferPointer: k)
-        transcript.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        hasher.update(data: prependLen(dsiISK) + prependLen(sid) + leb128(k.count))
+        hasher.update(data: Array(k))
+        hasher.update(data: transcript)
         return SymmetricKey(data: hasher.finalize())
     }
 
@@ -182,9 +186,7 @@ extension CPace {
         sid: [UInt8],
         transcript: [UInt8]
     ) throws(CPaceError) -> CPaceSessionKey {
-        let key = try withScalarMultVfy(scalar, peerMessage) { k in
-            isk(sid: sid, k: k, transcript: transcript)
-        }
+        let key = isk(sid: sid, k: try x25519Vfy(scalar, peerMessage), transcript: transcript)
         return CPaceSessionKey(key: key, sidOutput: sidOutput(transcript: transcript))
     }
 }

@@ -25,14 +25,6 @@ public struct CPaceSessionKey: Sendable, CustomStringConvertible, CustomDebugStr
         self.sidOutput = sidOutput
     }
 
-    /// Calls `body` with the 64 ISK bytes. Do not let the pointer escape or copy the bytes into long-lived storage.
-    /// - Parameter body: receives the key bytes.
-    /// - Returns: whatever `body` returns.
-    /// - Throws: whatever `body` throws.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try symmetricKey.withUnsafeBytes(body)
-    }
-
     /// "CPaceSessionKey(<redacted>)": never the key.
     public var description: String { "CPaceSessionKey(<redacted>)" }
 

@@ -46,14 +46,16 @@ struct FieldElement25519: Sendable {
     /// Decodes 32 little-endian bytes, ignoring bit 255 (RFC 7748 decodeUCoordinate for 255-bit fields).
     ///
     /// Values in [p, 2^255) are accepted as they are: they are valid, merely non-canonical, representatives.
-    /// - Parameter bytes: exactly 32 bytes (a precondition; the length is public).
-    init(bytes: UnsafeRawBufferPointer) {
+    /// Every byte is read exactly once at a position that depends only on the (public) offset, never on a value.
+    /// - Parameter bytes: exactly 32 bytes (a precondition; the length is public), e.g. `[UInt8]` or `ArraySlice`.
+    init(bytes: some RandomAccessCollection<UInt8>) {
         precondition(bytes.count == 32, "a field element is encoded in 32 bytes")
         // Four 64-bit little-endian words, assembled byte by byte (no alignment assumptions).
         func word(_ index: Int) -> UInt64 {
             var value: UInt64 = 0
             for offset in (0..<8).reversed() {
-                value = (value &<< 8) | UInt64(bytes[index &* 8 &+ offset])
+                let position = bytes.index(bytes.startIndex, offsetBy: index &* 8 &+ offset)
+                value = (value &<< 8) | UInt64(bytes[position])
             }
             return value
         }
@@ -67,12 +69,6 @@ struct FieldElement25519: Sendable {
             ((w2 &>> 25) | (w3 &<< 39)) & m,
             (w3 &>> 12) & m
         )
-    }
-
-    /// Decodes 32 little-endian bytes, ignoring bit 255.
-    /// - Parameter bytes: exactly 32 bytes.
-    init(bytes: [UInt8]) {
-        self = bytes.withUnsafeBytes { FieldElement25519(bytes: $0) }
     }
 
     // MARK: - Carries and reduction

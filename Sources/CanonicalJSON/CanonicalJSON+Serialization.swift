@@ -77,19 +77,15 @@ extension CanonicalJSON {
 
     /// Lexicographic order of UTF-16 code unit arrays (a proper prefix sorts first).
     private static func precedesInUTF16(_ lhs: [UInt16], _ rhs: [UInt16]) -> Bool {
-        lhs.withUnsafeBufferPointer { left in
-            rhs.withUnsafeBufferPointer { right in
-                let common = min(left.count, right.count)
-                var index = 0
-                while index < common {
-                    if left[index] != right[index] {
-                        return left[index] < right[index]
-                    }
-                    index += 1
-                }
-                return left.count < right.count
+        let common = min(lhs.count, rhs.count)
+        var index = 0
+        while index < common {
+            if lhs[index] != rhs[index] {
+                return lhs[index] < rhs[index]
             }
+            index += 1
         }
+        return lhs.count < rhs.count
     }
 
     /// Appends `text` as a JSON string literal: only `"`, `\` and controls below U+0020 are escaped, using the
@@ -120,14 +116,18 @@ extension CanonicalJSON {
                 out.append(UInt8(ascii: "\\"))
                 out.append(UInt8(ascii: "r"))
             case 0x00..<0x20:
-                let hexDigits: StaticString = "0123456789abcdef"
                 out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits.utf8Start[Int(byte >> 4)])
-                out.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+                out.append(lowercaseHexDigit(byte >> 4))
+                out.append(lowercaseHexDigit(byte & 0x0F))
             default:
                 out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// The ASCII lowercase hex digit for a value below 16.
+    private static func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + (nibble - 10)
     }
 }

@@ -38,8 +38,8 @@ public struct JSONParser: Sendable {
 
     /// Parses one JSON text.
     ///
-    /// Contiguous collections (`[UInt8]`, `ArraySlice<UInt8>`, `Data`, native `String.UTF8View`) are read in
-    /// place; other collections are copied once. Offsets in errors count from the collection's first byte.
+    /// `[UInt8]` and `ArraySlice<UInt8>` are read in place; other collections (`Data`, `String.UTF8View`, ...)
+    /// are copied into an array once. Offsets in errors count from the collection's first byte.
     ///
     /// - Parameter bytes: The UTF-8 encoded JSON text.
     /// - Returns: The parsed value.
@@ -54,17 +54,16 @@ public struct JSONParser: Sendable {
                     + "at byte \(limits.maxBytes)"
             )
         }
-        let maxDepth = limits.maxDepth
-        let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
-            JSONParser.parseBuffer(buffer, maxDepth: maxDepth)
+        let input: ArraySlice<UInt8>
+        if let array = bytes as? [UInt8] {
+            input = array[...]
+        } else if let slice = bytes as? ArraySlice<UInt8> {
+            input = slice
+        } else {
+            input = Array(bytes)[...]
         }
-        if let contiguous {
-            return try contiguous.get()
-        }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBufferPointer { buffer in
-            JSONParser.parseBuffer(buffer, maxDepth: maxDepth)
-        }.get()
+        var engine = JSONParserEngine(input: input, maxDepth: limits.maxDepth)
+        return try engine.parseDocument()
     }
 
     /// Parses one JSON text given as a Swift string (its UTF-8 encoding is parsed).
@@ -74,17 +73,5 @@ public struct JSONParser: Sendable {
     /// - Throws: `JSONParseError` describing the first problem found and its UTF-8 byte offset.
     public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(text.utf8)
-    }
-
-    private static func parseBuffer(
-        _ buffer: UnsafeBufferPointer<UInt8>,
-        maxDepth: Int
-    ) -> Result<JSONValue, JSONParseError> {
-        var engine = JSONParserEngine(input: buffer, maxDepth: maxDepth)
-        do throws(JSONParseError) {
-            return .success(try engine.parseDocument())
-        } catch {
-            return .failure(error)
-        }
     }
 }

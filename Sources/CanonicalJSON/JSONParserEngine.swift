@@ -11,14 +11,15 @@ struct JSONParserEngine {
         var pendingKey: String = ""
     }
 
-    private let input: UnsafeBufferPointer<UInt8>
+    /// The input bytes, addressed by offsets counted from its first byte.
+    private let input: Input
     private let maxDepth: Int
     private var position = 0
     /// Reused buffer for strings that contain escapes.
     private var scratch: [UInt8] = []
 
-    init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
-        self.input = input
+    init(input: ArraySlice<UInt8>, maxDepth: Int) {
+        self.input = Input(input)
         self.maxDepth = maxDepth
     }
 
@@ -177,9 +178,8 @@ struct JSONParserEngine {
         frame.pendingKey = key
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
-        let bytes = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
-        for expected in bytes {
+    private mutating func expectLiteral(_ literal: String) throws(JSONParseError) {
+        for expected in literal.utf8 {
             guard position < input.count else { throw endError(expected: "'\(literal)'") }
             guard input[position] == expected else { throw unexpectedError(expected: "'\(literal)'") }
             position += 1
@@ -187,14 +187,7 @@ struct JSONParserEngine {
     }
 
     private mutating func skipWhitespace() {
-        while position < input.count {
-            switch input[position] {
-            case 0x20, 0x09, 0x0A, 0x0D:
-                position += 1
-            default:
-                return
-            }
-        }
+        position = input.endOfWhitespace(from: position)
     }
 
     // MARK: - Strings
@@ -204,20 +197,20 @@ struct JSONParserEngine {
         let quoteOffset = position
         position += 1
         let contentStart = position
-        while position < input.count {
+        while true {
+            position = input.endOfPlainStringRun(from: position)
+            guard position < input.count else { break }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
-                let content = UnsafeBufferPointer(rebasing: input[contentStart..<position])
-                let text = String(decoding: content, as: UTF8.self)
+                let text = String(decoding: input[contentStart..<position], as: UTF8.self)
                 position += 1
                 return text
             } else if byte == UInt8(ascii: "\\") {
                 return try parseEscapedString(from: contentStart, quoteOffset: quoteOffset)
             } else if byte < 0x20 {
                 throw controlCharacterError()
-            } else if byte < 0x80 {
-                position += 1
             } else {
+                // A plain run stops only at a quote, a backslash, a control or a non-ASCII lead byte.
                 position += try validatedSequenceLength()
             }
         }
@@ -230,7 +223,7 @@ struct JSONParserEngine {
         quoteOffset: Int
     ) throws(JSONParseError) -> String {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[contentStart..<position]))
+        scratch.append(contentsOf: input[contentStart..<position])
         while position < input.count {
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
@@ -245,7 +238,7 @@ struct JSONParserEngine {
                 position += 1
             } else {
                 let length = try validatedSequenceLength()
-                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[position..<(position + length)]))
+                scratch.append(contentsOf: input[position..<(position + length)])
                 position += length
             }
         }
@@ -455,7 +448,7 @@ struct JSONParserEngine {
             let value = Double(magnitude)
             return negative ? -value : value
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+        let text = String(decoding: input[start..<position], as: UTF8.self)
         guard let value = Double(text) else {
             throw JSONParseError(code: .invalidNumber, offset: start, message: "invalid number at byte \(start)")
         }
@@ -564,7 +557,7 @@ struct JSONParserEngine {
         guard let length = wellFormedSequenceLength(at: offset) else {
             return "byte 0x\(JSONParserEngine.hex(byte))"
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: input[offset..<(offset + length)]), as: UTF8.self)
+        let text = String(decoding: input[offset..<(offset + length)], as: UTF8.self)
         let scalarHex = text.unicodeScalars.first.map { String($0.value, radix: 16, uppercase: true) } ?? "?"
         return "character U+\(scalarHex) '\(text)'"
     }
@@ -583,5 +576,64 @@ struct JSONParserEngine {
 
     private static func scalarList(_ text: String) -> String {
         text.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+    }
+}
+
+extension JSONParserEngine {
+    /// A byte slice viewed through zero-based offsets, so that error offsets count from the input's first byte
+    /// whatever the slice's own indices are. Every access is bounds-checked by `ArraySlice`.
+    struct Input {
+        private let bytes: ArraySlice<UInt8>
+        private let base: Int
+        let count: Int
+
+        init(_ bytes: ArraySlice<UInt8>) {
+            self.bytes = bytes
+            self.base = bytes.startIndex
+            self.count = bytes.count
+        }
+
+        @inline(__always)
+        subscript(offset: Int) -> UInt8 {
+            bytes[base &+ offset]
+        }
+
+        @inline(__always)
+        subscript(range: Range<Int>) -> ArraySlice<UInt8> {
+            bytes[(base &+ range.lowerBound)..<(base &+ range.upperBound)]
+        }
+
+        // The two hot scanning loops read through a `Span` (safe, bounds-checked, indexed from 0 like the
+        // offsets here), which the optimizer handles better than repeated `ArraySlice` subscripting.
+
+        /// The offset of the first byte at or after `start` that is not JSON whitespace, or `count`.
+        func endOfWhitespace(from start: Int) -> Int {
+            let span = bytes.span
+            var offset = start
+            while offset < span.count {
+                switch span[offset] {
+                case 0x20, 0x09, 0x0A, 0x0D:
+                    offset += 1
+                default:
+                    return offset
+                }
+            }
+            return offset
+        }
+
+        /// The offset of the first byte at or after `start` that is not plain string content (a quote, a
+        /// backslash, a control below U+0020 or a non-ASCII byte), or `count`.
+        func endOfPlainStringRun(from start: Int) -> Int {
+            let span = bytes.span
+            var offset = start
+            while offset < span.count {
+                let byte = span[offset]
+                if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    return offset
+                }
+                offset += 1
+            }
+            return offset
+        }
     }
 }

@@ -41,9 +41,7 @@ public enum ControlMessageCodec {
 
     /// Decodes one frame payload held in a `ByteBuffer`.
     public static func decode(payload: ByteBuffer) throws(ControlProtocolError) -> ControlMessage {
-        try payload.withUnsafeReadableBytes { bytes throws(ControlProtocolError) in
-            try decode(payload: bytes)
-        }
+        try decode(payload: payload.readableBytesView)
     }
 
     /// The canonical (JCS) JSON bytes of a message.

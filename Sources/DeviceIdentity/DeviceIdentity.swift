@@ -117,15 +117,34 @@ public struct DeviceIdentity: Sendable {
     /// tokens), and useless for anything else: the label separates purposes. Never log it.
     /// - Parameters:
     ///   - label: What the secret is for, e.g. `cribcall/quic/stateless-reset/v1`.
-    ///   - byteCount: How many bytes to derive.
+    ///   - byteCount: How many bytes to derive, 1 through 8160 (255 SHA-256 blocks, the HKDF limit).
     public func derivedSecret(label: String, byteCount: Int = 32) -> [UInt8] {
-        let key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: privateKey.rawRepresentation),
-            salt: Array("cribcall/device-identity/derived".utf8),
-            info: Array(label.utf8),
-            outputByteCount: byteCount
+        precondition((1...255 * SHA256.byteCount).contains(byteCount), "HKDF-SHA256 derives 1 to 8160 bytes")
+        // HKDF-Extract through swift-crypto; HKDF-Expand (RFC 5869 §2.3) written out with HMAC, because HMAC
+        // codes are byte sequences while a derived `SymmetricKey` can only be read through a raw pointer.
+        // The output is identical to `HKDF<SHA256>.deriveKey(…, outputByteCount: byteCount)`.
+        let pseudoRandomKey = SymmetricKey(
+            data: HKDF<SHA256>.extract(
+                inputKeyMaterial: SymmetricKey(data: privateKey.rawRepresentation),
+                salt: Array("cribcall/device-identity/derived".utf8)
+            )
         )
-        return key.withUnsafeBytes { Array($0) }
+        let info = Array(label.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(byteCount + SHA256.byteCount)
+        var block: [UInt8] = []
+        var counter: UInt8 = 0
+        while output.count < byteCount {
+            counter += 1
+            var hmac = HMAC<SHA256>(key: pseudoRandomKey)
+            hmac.update(data: block)
+            hmac.update(data: info)
+            hmac.update(data: [counter])
+            block = Array(hmac.finalize())
+            output += block
+        }
+        output.removeLast(output.count - byteCount)
+        return output
     }
 
     /// Signs bytes with the device key.

@@ -80,26 +80,25 @@ enum PrivateFiles {
         guard fd >= 0 else {
             throw IdentityStoreError(.cannotWrite, path: temporary, "cannot create: \(errnoText())")
         }
-        let bytes = Array(contents.utf8)
-        var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                let reason = errnoText()
-                close(fd)
-                unlink(temporary)
-                throw IdentityStoreError(.cannotWrite, path: temporary, "cannot write: \(reason)")
-            }
-            written += result
+        // The handle owns the descriptor from here on; `close()` releases it on every path.
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        do {
+            try handle.write(contentsOf: Array(contents.utf8))
+        } catch {
+            let reason = Self.reason(error)
+            try? handle.close()
+            unlink(temporary)
+            throw IdentityStoreError(.cannotWrite, path: temporary, "cannot write: \(reason)")
         }
-        guard fsync(fd) == 0 else {
-            let reason = errnoText()
-            close(fd)
+        do {
+            try handle.synchronize()
+        } catch {
+            let reason = Self.reason(error)
+            try? handle.close()
             unlink(temporary)
             throw IdentityStoreError(.cannotWrite, path: temporary, "cannot flush to disk: \(reason)")
         }
-        close(fd)
+        try? handle.close()
         // link(2) fails if the destination exists, so two processes starting at once cannot overwrite each other.
         guard link(temporary, path) == 0 else {
             let reason = errnoText()
@@ -116,5 +115,20 @@ enum PrivateFiles {
 
     static func errnoText() -> String {
         String(cString: strerror(errno))
+    }
+
+    /// The system's text for the POSIX error behind a `FileHandle` failure (the same words `errnoText()` gives),
+    /// or the error's own description when it carries no POSIX code.
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(nsError.code)))
+        }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
     }
 }

@@ -20,7 +20,7 @@ final class TLSCredentials: @unchecked Sendable {
         var key = Array(identity.privateKeyPEM().utf8)
         defer {
             // The PEM copy of the private key does not outlive this call.
-            key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            _ = key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
         }
         status = certificate.withUnsafeMutableBufferPointer { certificateBytes in
             key.withUnsafeMutableBufferPointer { keyBytes in

@@ -10,7 +10,14 @@ import Foundation
 ///
 /// Output sample `m` is `y[m] = Σₖ h[k] · x[3m − k]`; input before the first sample is taken as silence. The
 /// last 63 input samples are kept across calls, so the output does not depend on how the input is chunked
-/// (it is bit-identical for any chunking). No allocation happens per call beyond growing `output`.
+/// (it is bit-identical for any chunking). No allocation happens per call beyond growing `output` (the scratch
+/// buffers grow once, to the largest block seen, at most ``blockLimit`` samples).
+///
+/// Implementation (polyphase): with `j = 3q + r`, the window samples `x[3m − 63 + j]` of consecutive outputs are
+/// consecutive samples of the three phase sequences `x[3i + r]`. Each block is de-interleaved into the three
+/// phases, then the outputs are accumulated tap group by tap group over plain arrays, a loop the compiler
+/// vectorises across outputs with ordinary bounds-checked (hoisted) array access. Every output is summed in the
+/// same fixed order, whatever the chunking.
 public struct Downsampler48kTo16k: Sendable {
     /// Decimation factor (48 000 / 16 000).
     public static let factor = 3
@@ -21,31 +28,40 @@ public struct Downsampler48kTo16k: Sendable {
     /// Kaiser window shape parameter.
     public static let kaiserBeta = 8.0
 
-    /// Taps stored as a zero followed by the 63 taps, in memory order of the 64-sample window
-    /// `x[3m − 63] … x[3m]`, grouped in eight SIMD8 vectors.
-    private static let windowCoefficients: [SIMD8<Float>] = {
+    /// Input samples filtered per block; longer chunks are split, bounding the scratch buffers.
+    public static let blockLimit = 4_800
+
+    /// Window coefficients in window order: `c[j]` weights `x[3m − 63 + j]`, so `c[0] = 0` and
+    /// `c[j] = h[63 − j]` for `j` in 1...63.
+    private static let windowCoefficients: [Float] = {
         let taps = designTaps()
-        var padded = [Float](repeating: 0, count: paddedTapCount)
-        for index in 1..<paddedTapCount {
-            // window position j holds x[3m − 63 + j], weighted by h[63 − j]; h is symmetric.
-            padded[index] = Float(taps[paddedTapCount - 1 - index])
+        var coefficients = [Float](repeating: 0, count: windowLength)
+        for index in 1..<windowLength {
+            coefficients[index] = Float(taps[windowLength - 1 - index])
         }
-        return stride(from: 0, to: paddedTapCount, by: 8).map { start in
-            SIMD8<Float>(padded[start..<(start + 8)])
-        }
+        return coefficients
     }()
 
-    private static let paddedTapCount = 64
+    /// Samples in the window of one output, `x[3m − 63] … x[3m]`.
+    private static let windowLength = 64
     private static let historyCount = tapCount
+    /// Tap groups `q` (window positions `3q…3q+2`); the last group holds only position 63.
+    private static let groupCount = 22
 
-    /// Last `tapCount` input samples in `[0, historyCount)`, followed by room for the head of the next chunk.
-    private var boundary: [Float]
+    /// Last `historyCount` input samples, followed by the current block.
+    private var stream: ContiguousArray<Float>
     /// Index, within the next chunk, of the next input sample that produces an output (0...2).
     private var phase: Int
+    /// De-interleaved window samples of the current block: `phaseR[i] = stream[start + 3i + r]`.
+    private var phase0: ContiguousArray<Float> = []
+    private var phase1: ContiguousArray<Float> = []
+    private var phase2: ContiguousArray<Float> = []
+    /// Outputs of the current block while they are accumulated.
+    private var accumulator: ContiguousArray<Float> = []
 
     /// Creates a downsampler whose history is silence.
     public init() {
-        boundary = [Float](repeating: 0, count: 2 * Self.historyCount)
+        stream = ContiguousArray(repeating: 0, count: Self.historyCount)
         phase = 0
     }
 
@@ -60,51 +76,14 @@ public struct Downsampler48kTo16k: Sendable {
     /// chunk of `n` samples appends ⌊n/3⌋ or ⌈n/3⌉ samples depending on where the previous chunk ended.
     ///
     /// - Parameters:
-    ///   - input: 48 kHz samples, any count (including 0).
+    ///   - input: 48 kHz samples, any count (including 0), e.g. `array[range].span`.
     ///   - output: Receives the 16 kHz samples; existing contents are kept.
-    public mutating func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
-        let count = input.count
-        guard count > 0, let inputBase = input.baseAddress else { return }
-        let history = Self.historyCount
-        let start = phase
-        let outputCount = count > start ? (count - start + Self.factor - 1) / Self.factor : 0
-        phase = start + outputCount * Self.factor - count
-
-        let firstOutput = output.count
-        output.append(contentsOf: repeatElement(0, count: outputCount))
-        let head = min(count, history)
-
-        Self.windowCoefficients.withUnsafeBufferPointer { coefficients in
-            let taps = coefficients.baseAddress!
-            boundary.withUnsafeMutableBufferPointer { boundary in
-                let joined = boundary.baseAddress!
-                (joined + history).update(from: inputBase, count: head)
-                output.withUnsafeMutableBufferPointer { output in
-                    let out = output.baseAddress! + firstOutput
-                    var written = 0
-                    var index = start
-                    // Windows that reach back into the previous chunk: read them from history + head.
-                    while index < head {
-                        out[written] = Self.dot(UnsafeRawPointer(joined + index), taps)
-                        written += 1
-                        index += Self.factor
-                    }
-                    // Windows entirely inside this chunk.
-                    while index < count {
-                        out[written] = Self.dot(UnsafeRawPointer(inputBase + index - history), taps)
-                        written += 1
-                        index += Self.factor
-                    }
-                }
-                // Keep the last `history` samples of the stream.
-                if count >= history {
-                    joined.update(from: inputBase + count - history, count: history)
-                } else {
-                    for index in 0..<history {
-                        joined[index] = joined[index + count]
-                    }
-                }
-            }
+    public mutating func process(_ input: Span<Float>, into output: inout [Float]) {
+        var offset = 0
+        while offset < input.count {
+            let end = min(offset + Self.blockLimit, input.count)
+            processBlock(input.extracting(offset..<end), into: &output)
+            offset = end
         }
     }
 
@@ -114,22 +93,120 @@ public struct Downsampler48kTo16k: Sendable {
     ///   - input: 48 kHz samples.
     ///   - output: Receives the 16 kHz samples; existing contents are kept.
     public mutating func process(_ input: [Float], into output: inout [Float]) {
-        input.withUnsafeBufferPointer { process($0, into: &output) }
+        let all = input[...]
+        process(all.span, into: &output)
     }
 
-    /// Dot product of the 64-sample window at `window` with the padded taps, in a fixed summation order.
-    @inline(__always)
-    private static func dot(_ window: UnsafeRawPointer, _ taps: UnsafePointer<SIMD8<Float>>) -> Float {
-        let stride = 8 * MemoryLayout<Float>.stride
-        var sumA = taps[0] * window.loadUnaligned(fromByteOffset: 0, as: SIMD8<Float>.self)
-        var sumB = taps[1] * window.loadUnaligned(fromByteOffset: stride, as: SIMD8<Float>.self)
-        sumA += taps[2] * window.loadUnaligned(fromByteOffset: 2 * stride, as: SIMD8<Float>.self)
-        sumB += taps[3] * window.loadUnaligned(fromByteOffset: 3 * stride, as: SIMD8<Float>.self)
-        sumA += taps[4] * window.loadUnaligned(fromByteOffset: 4 * stride, as: SIMD8<Float>.self)
-        sumB += taps[5] * window.loadUnaligned(fromByteOffset: 5 * stride, as: SIMD8<Float>.self)
-        sumA += taps[6] * window.loadUnaligned(fromByteOffset: 6 * stride, as: SIMD8<Float>.self)
-        sumB += taps[7] * window.loadUnaligned(fromByteOffset: 7 * stride, as: SIMD8<Float>.self)
-        return (sumA + sumB).sum()
+    /// Filters one block of at most ``blockLimit`` samples.
+    private mutating func processBlock(_ block: Span<Float>, into output: inout [Float]) {
+        let count = block.count
+        let history = Self.historyCount
+        let start = phase
+        let outputCount = count > start ? (count - start + Self.factor - 1) / Self.factor : 0
+        phase = start + outputCount * Self.factor - count
+
+        // Append the block after the history.
+        Self.grow(&stream, to: history + count)
+        do {
+            var target = stream.mutableSpan
+            precondition(history + count <= target.count)
+            for index in 0..<count {
+                target[history + index] = block[index]
+            }
+        }
+        if outputCount > 0 {
+            Self.grow(&phase0, to: outputCount + Self.groupCount - 1)
+            Self.grow(&phase1, to: outputCount + Self.groupCount - 2)
+            Self.grow(&phase2, to: outputCount + Self.groupCount - 2)
+            Self.grow(&accumulator, to: outputCount)
+            Self.deinterleave(stream, start: start, rows: outputCount, into: &phase0, &phase1, &phase2)
+            Self.filter(phase0, phase1, phase2, outputCount: outputCount, into: &accumulator)
+            output.append(contentsOf: accumulator[0..<outputCount])
+        }
+        // Keep the last `history` samples of the stream (ascending copy; the source is never below the target).
+        var whole = stream.mutableSpan
+        precondition(count + history <= whole.count)
+        for index in 0..<history {
+            whole[index] = whole[count + index]
+        }
+    }
+
+    /// Splits the windows of `rows` outputs into the three phases: `phaseR[i] = stream[start + 3i + r]`, for
+    /// `i < rows + 21` (phase 0) or `i < rows + 20` (phases 1 and 2), which is every sample the windows use.
+    private static func deinterleave(
+        _ streamBuffer: ContiguousArray<Float>,
+        start: Int,
+        rows: Int,
+        into phase0: inout ContiguousArray<Float>,
+        _ phase1: inout ContiguousArray<Float>,
+        _ phase2: inout ContiguousArray<Float>
+    ) {
+        let rows0 = rows + groupCount - 1
+        let rows12 = rows + groupCount - 2
+        let stream = streamBuffer.span
+        var target0 = phase0.mutableSpan
+        precondition(rows0 <= target0.count && start + factor * (rows0 - 1) < stream.count)
+        for row in 0..<rows0 {
+            target0[row] = stream[start + factor * row]
+        }
+        var target1 = phase1.mutableSpan
+        var target2 = phase2.mutableSpan
+        precondition(rows12 <= target1.count && rows12 <= target2.count)
+        for row in 0..<rows12 {
+            target1[row] = stream[start + factor * row + 1]
+            target2[row] = stream[start + factor * row + 2]
+        }
+    }
+
+    /// Computes `outputCount` outputs into `sums[0..<outputCount]` from the de-interleaved phases:
+    /// `y[m] = Σ_q c[3q]·phase0[m+q] + c[3q+1]·phase1[m+q] + c[3q+2]·phase2[m+q]`, group by group in order.
+    private static func filter(
+        _ phase0: ContiguousArray<Float>,
+        _ phase1: ContiguousArray<Float>,
+        _ phase2: ContiguousArray<Float>,
+        outputCount: Int,
+        into accumulator: inout ContiguousArray<Float>
+    ) {
+        let coefficients = windowCoefficients
+        let samples0 = phase0.span
+        let samples1 = phase1.span
+        let samples2 = phase2.span
+        let groups = groupCount
+        let last = groups - 1
+        var sums = accumulator.mutableSpan
+        precondition(
+            outputCount <= sums.count && outputCount + last <= samples0.count
+                && outputCount + last - 1 <= samples1.count && outputCount + last - 1 <= samples2.count
+        )
+        // Group 0: window positions 1 and 2 (position 0 has a zero coefficient).
+        do {
+            let c1 = coefficients[1]
+            let c2 = coefficients[2]
+            for m in 0..<outputCount {
+                sums[m] = c1 * samples1[m] + c2 * samples2[m]
+            }
+        }
+        // Groups 1...20: window positions 3q, 3q + 1, 3q + 2.
+        for group in 1..<last {
+            let c0 = coefficients[factor * group]
+            let c1 = coefficients[factor * group + 1]
+            let c2 = coefficients[factor * group + 2]
+            for m in 0..<outputCount {
+                sums[m] += c0 * samples0[group + m] + c1 * samples1[group + m] + c2 * samples2[group + m]
+            }
+        }
+        // Group 21: window position 63 only.
+        let c0 = coefficients[factor * last]
+        for m in 0..<outputCount {
+            sums[m] += c0 * samples0[last + m]
+        }
+    }
+
+    /// Grows `buffer` with zeros to at least `count` elements (existing contents kept; never shrinks).
+    private static func grow(_ buffer: inout ContiguousArray<Float>, to count: Int) {
+        if buffer.count < count {
+            buffer.append(contentsOf: repeatElement(0, count: count - buffer.count))
+        }
     }
 
     /// Windowed-sinc low-pass design: `h[k] = 2fc/fs · sinc(2fc/fs · (k − 31)) · kaiser(k)`, normalised to

@@ -44,12 +44,12 @@ public struct SoundDetector: Sendable {
     private var gate: NoiseEventGate
     private var downsampler = Downsampler48kTo16k()
     /// Partial frame carried between chunks.
-    private var frame: [Float]
+    private var frame: ContiguousArray<Float>
     private var frameFill = 0
     /// Reused 16 kHz output of the downsampler.
     private var downsampled: [Float] = []
     /// Reused Int16 → Float conversion buffer.
-    private var converted: [Float] = []
+    private var converted: ContiguousArray<Float> = []
 
     /// 48 kHz input is downsampled in blocks of this many samples, bounding the scratch buffer.
     private static let decimationBlock = 4_800
@@ -72,7 +72,7 @@ public struct SoundDetector: Sendable {
         self.configuration = configuration
         self.inputSampleRate = inputSampleRate
         gate = NoiseEventGate(configuration: configuration)
-        frame = [Float](repeating: 0, count: Self.frameSize)
+        frame = ContiguousArray(repeating: 0, count: Self.frameSize)
     }
 
     /// Audio time covered by the completed frames, in milliseconds since the stream start.
@@ -102,9 +102,10 @@ public struct SoundDetector: Sendable {
 
     /// Processes the next chunk of the stream.
     ///
-    /// - Parameter samples: Mono samples at ``inputSampleRate``, normalised to −1...1; any count.
+    /// - Parameter samples: Mono samples at ``inputSampleRate``, normalised to −1...1; any count
+    ///   (e.g. `array[range].span`).
     /// - Returns: The events fired by frames completed in this chunk, in order (usually empty).
-    public mutating func process(_ samples: UnsafeBufferPointer<Float>) -> [NoiseDetection] {
+    public mutating func process(_ samples: Span<Float>) -> [NoiseDetection] {
         var events: [NoiseDetection] = []
         var levels: [Int] = []
         process(samples, events: &events, levels: &levels, recordLevels: false)
@@ -118,7 +119,7 @@ public struct SoundDetector: Sendable {
     ///   - frameLevels: Receives one level per completed frame, appended in order (existing contents kept).
     /// - Returns: The events fired by frames completed in this chunk, in order.
     public mutating func process(
-        _ samples: UnsafeBufferPointer<Float>,
+        _ samples: Span<Float>,
         frameLevels: inout [Int]
     ) -> [NoiseDetection] {
         var events: [NoiseDetection] = []
@@ -131,15 +132,16 @@ public struct SoundDetector: Sendable {
     /// - Parameter samples: Mono samples at ``inputSampleRate``, normalised to −1...1.
     /// - Returns: The events fired by frames completed in this chunk.
     public mutating func process(_ samples: [Float]) -> [NoiseDetection] {
-        samples.withUnsafeBufferPointer { process($0) }
+        let all = samples[...]
+        return process(all.span)
     }
 
     /// Processes signed 16-bit samples (e.g. S16LE capture already in host byte order), scaled by 1/32768.
     /// Identical to calling the Float overload with `Float(sample) / 32768`.
     ///
-    /// - Parameter samples: Mono samples at ``inputSampleRate``; any count.
+    /// - Parameter samples: Mono samples at ``inputSampleRate``; any count (e.g. `array[range].span`).
     /// - Returns: The events fired by frames completed in this chunk.
-    public mutating func process(int16 samples: UnsafeBufferPointer<Int16>) -> [NoiseDetection] {
+    public mutating func process(int16 samples: Span<Int16>) -> [NoiseDetection] {
         var events: [NoiseDetection] = []
         var levels: [Int] = []
         process(int16: samples, events: &events, levels: &levels, recordLevels: false)
@@ -153,7 +155,7 @@ public struct SoundDetector: Sendable {
     ///   - frameLevels: Receives one level per completed frame, appended in order (existing contents kept).
     /// - Returns: The events fired by frames completed in this chunk.
     public mutating func process(
-        int16 samples: UnsafeBufferPointer<Int16>,
+        int16 samples: Span<Int16>,
         frameLevels: inout [Int]
     ) -> [NoiseDetection] {
         var events: [NoiseDetection] = []
@@ -161,45 +163,53 @@ public struct SoundDetector: Sendable {
         return events
     }
 
+    /// Convenience overload for arrays of signed 16-bit samples.
+    ///
+    /// - Parameter samples: Mono samples at ``inputSampleRate``.
+    /// - Returns: The events fired by frames completed in this chunk.
+    public mutating func process(int16 samples: [Int16]) -> [NoiseDetection] {
+        let all = samples[...]
+        return process(int16: all.span)
+    }
+
     /// Converts Int16 input block by block into a reused Float buffer and processes it.
     private mutating func process(
-        int16 samples: UnsafeBufferPointer<Int16>,
+        int16 samples: Span<Int16>,
         events: inout [NoiseDetection],
         levels: inout [Int],
         recordLevels: Bool
     ) {
-        guard let base = samples.baseAddress else { return }
-        var buffer: [Float] = []
+        guard !samples.isEmpty else { return }
+        var buffer: ContiguousArray<Float> = []
         swap(&buffer, &converted)
         defer { swap(&buffer, &converted) }
         if buffer.count < Self.conversionBlock {
-            buffer = [Float](repeating: 0, count: Self.conversionBlock)
+            buffer = ContiguousArray(repeating: 0, count: Self.conversionBlock)
         }
+        let scale: Float = 1 / 32_768
         var start = 0
         while start < samples.count {
             let count = min(Self.conversionBlock, samples.count - start)
-            buffer.withUnsafeMutableBufferPointer { buffer in
-                let source = base + start
-                let scale: Float = 1 / 32_768
+            do {
+                let source = samples.extracting(start..<(start + count))
+                var target = buffer.mutableSpan
                 for index in 0..<count {
-                    buffer[index] = Float(source[index]) * scale
+                    target[index] = Float(source[index]) * scale
                 }
             }
-            buffer.withUnsafeBufferPointer { buffer in
-                process(
-                    UnsafeBufferPointer(rebasing: buffer[0..<count]),
-                    events: &events,
-                    levels: &levels,
-                    recordLevels: recordLevels
-                )
-            }
+            process(
+                buffer.span.extracting(0..<count),
+                events: &events,
+                levels: &levels,
+                recordLevels: recordLevels
+            )
             start += count
         }
     }
 
     /// Routes input at the input rate through the downsampler if needed.
     private mutating func process(
-        _ samples: UnsafeBufferPointer<Float>,
+        _ samples: Span<Float>,
         events: inout [NoiseDetection],
         levels: inout [Int],
         recordLevels: Bool
@@ -215,17 +225,16 @@ public struct SoundDetector: Sendable {
         while start < samples.count {
             let end = min(start + Self.decimationBlock, samples.count)
             buffer.removeAll(keepingCapacity: true)
-            downsampler.process(UnsafeBufferPointer(rebasing: samples[start..<end]), into: &buffer)
-            buffer.withUnsafeBufferPointer { block in
-                analyze(block, events: &events, levels: &levels, recordLevels: recordLevels)
-            }
+            downsampler.process(samples.extracting(start..<end), into: &buffer)
+            let block = buffer[...]
+            analyze(block.span, events: &events, levels: &levels, recordLevels: recordLevels)
             start = end
         }
     }
 
     /// Splits 16 kHz samples into frames, carrying a partial frame across calls.
     private mutating func analyze(
-        _ samples: UnsafeBufferPointer<Float>,
+        _ samples: Span<Float>,
         events: inout [NoiseDetection],
         levels: inout [Int],
         recordLevels: Bool
@@ -236,20 +245,23 @@ public struct SoundDetector: Sendable {
             let level: Int
             if frameFill == 0, samples.count - index >= frameSize {
                 // Whole frame inside the chunk: measure in place.
-                let whole = UnsafeBufferPointer(rebasing: samples[index..<(index + frameSize)])
-                level = SoundLevel.level(rms: SoundLevel.rms(whole))
+                level = SoundLevel.level(rms: SoundLevel.rms(samples.extracting(index..<(index + frameSize))))
                 index += frameSize
             } else {
                 let take = min(frameSize - frameFill, samples.count - index)
                 let fill = frameFill
-                frame.withUnsafeMutableBufferPointer { frame in
-                    (frame.baseAddress! + fill).update(from: samples.baseAddress! + index, count: take)
+                do {
+                    let source = samples.extracting(index..<(index + take))
+                    var target = frame.mutableSpan
+                    for offset in 0..<take {
+                        target[fill + offset] = source[offset]
+                    }
                 }
                 frameFill += take
                 index += take
                 guard frameFill == frameSize else { break }
                 frameFill = 0
-                level = frame.withUnsafeBufferPointer { SoundLevel.level(rms: SoundLevel.rms($0)) }
+                level = SoundLevel.level(rms: SoundLevel.rms(frame.span))
             }
             currentLevel = level
             if recordLevels {

@@ -50,35 +50,47 @@ public enum SoundLevel {
     /// how the caller's buffer is aligned or chunked) and the loop vectorises. Plain multiply-add is used rather
     /// than fused `addingProduct`, which is a library call on x86-64 targets without FMA.
     ///
-    /// - Parameter samples: Samples normalised to −1...1.
+    /// - Parameter samples: Samples normalised to −1...1 (e.g. `array[range].span`).
     /// - Returns: The RMS, or 0 for an empty buffer.
-    public static func rms(_ samples: UnsafeBufferPointer<Float>) -> Float {
-        guard let base = samples.baseAddress, samples.count > 0 else { return 0 }
-        return (sumOfSquares(base, count: samples.count) / Float(samples.count)).squareRoot()
+    public static func rms(_ samples: Span<Float>) -> Float {
+        let count = samples.count
+        guard count > 0 else { return 0 }
+        return (sumOfSquares(samples) / Float(count)).squareRoot()
     }
 
-    /// Sum of squares of `count` samples starting at `base`.
+    /// Convenience overload for arrays.
     ///
-    /// - Parameters:
-    ///   - base: First sample.
-    ///   - count: Number of samples.
+    /// - Parameter samples: Samples normalised to −1...1.
+    /// - Returns: The RMS, or 0 for an empty array.
+    public static func rms(_ samples: [Float]) -> Float {
+        let all = samples[...]
+        return rms(all.span)
+    }
+
+    /// Sum of squares of the samples, accumulated 16 at a time in two SIMD8 lanes, then the tail in order.
+    ///
+    /// Each block of 16 is taken as a 16-element sub-span (one bounds check); the element reads inside it use
+    /// constant indices, so their checks fold away and the eight scalar reads combine into vector loads.
+    ///
+    /// - Parameter samples: The samples.
     /// - Returns: `Σ sample²`.
-    static func sumOfSquares(_ base: UnsafePointer<Float>, count: Int) -> Float {
-        let raw = UnsafeRawPointer(base)
-        let stride = MemoryLayout<Float>.stride
+    @inline(__always)
+    static func sumOfSquares(_ samples: Span<Float>) -> Float {
+        let count = samples.count
         var accumulatorA = SIMD8<Float>()
         var accumulatorB = SIMD8<Float>()
         var index = 0
         while index + 16 <= count {
-            let a = raw.loadUnaligned(fromByteOffset: index * stride, as: SIMD8<Float>.self)
-            let b = raw.loadUnaligned(fromByteOffset: (index + 8) * stride, as: SIMD8<Float>.self)
+            let block = samples.extracting(index..<(index + 16))
+            let a = SIMD8<Float>(block[0], block[1], block[2], block[3], block[4], block[5], block[6], block[7])
+            let b = SIMD8<Float>(block[8], block[9], block[10], block[11], block[12], block[13], block[14], block[15])
             accumulatorA += a * a
             accumulatorB += b * b
             index += 16
         }
         var total = (accumulatorA + accumulatorB).sum()
         while index < count {
-            let sample = base[index]
+            let sample = samples[index]
             total += sample * sample
             index += 1
         }

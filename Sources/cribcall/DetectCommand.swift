@@ -40,17 +40,15 @@ struct DetectCommand: ParsableCommand {
             throw ValidationError("\(error)")
         }
         var pending: [UInt8] = []
+        var samples: [Int16] = []
         var events = 0
         while true {
             let chunk = FileHandle.standardInput.readData(ofLength: 64 * 1024)
             if chunk.isEmpty { break }
             pending.append(contentsOf: chunk)
             let usable = pending.count & ~1
-            let detections = pending.withUnsafeBytes { raw in
-                raw.prefix(usable).withMemoryRebound(to: Int16.self) { samples in
-                    detector.process(int16: samples)
-                }
-            }
+            Self.decodeS16LE(pending[..<usable], into: &samples)
+            let detections = detector.process(int16: samples)
             pending.removeFirst(usable)
             for detection in detections {
                 events += 1
@@ -64,6 +62,20 @@ struct DetectCommand: ParsableCommand {
             ]).canonicalString)
         } else {
             print("\(events) noise event(s) in \(Double(detector.processedDurationMs) / 1000) s of audio")
+        }
+    }
+
+    /// Decodes signed 16-bit little-endian PCM: byte pairs `(lo, hi)` → `Int16`, replacing `samples`' contents.
+    ///
+    /// - Parameters:
+    ///   - bytes: An even number of bytes (a trailing odd byte is ignored).
+    ///   - samples: Receives `bytes.count / 2` samples; its capacity is reused.
+    static func decodeS16LE(_ bytes: ArraySlice<UInt8>, into samples: inout [Int16]) {
+        samples.removeAll(keepingCapacity: true)
+        var index = bytes.startIndex
+        while index + 1 < bytes.endIndex {
+            samples.append(Int16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8))
+            index += 2
         }
     }
 

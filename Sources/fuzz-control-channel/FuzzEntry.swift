@@ -4,7 +4,9 @@ import Foundation
 import CLibFuzzer
 #endif
 
-/// The control-channel fuzz target. Built two ways (see Fuzz/run.sh):
+/// The control-channel fuzz target, and the owner of the CLibFuzzer binding: libFuzzer's C callback hands over a
+/// raw pointer, which is copied into an array right here, so the harness itself is safe Swift.
+/// Built two ways (see Fuzz/run.sh):
 /// - with `-sanitize=fuzzer,address -DFUZZING`: `main` hands control to libFuzzer's driver;
 /// - plainly: a replayer that runs the harness over the files named on the command line (to reproduce a crash).
 @main
@@ -14,7 +16,7 @@ struct FuzzControlChannel {
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
         exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            ControlChannelFuzzer.run(UnsafeRawBufferPointer(start: data, count: size))
+            ControlChannelFuzzer.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
             return 0
         })
         #else
@@ -32,7 +34,7 @@ struct FuzzControlChannel {
                 print("cannot read \(path)")
                 continue
             }
-            data.withUnsafeBytes { ControlChannelFuzzer.run($0) }
+            ControlChannelFuzzer.run(Array(data))
             print("ok \(path) (\(data.count) bytes)")
         }
     }

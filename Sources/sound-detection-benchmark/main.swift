@@ -102,14 +102,13 @@ func runFloat(_ signal: [Float], sampleRate: Int, chunk: Int) -> Int {
     var detector = try! SoundDetector(configuration: .default, inputSampleRate: sampleRate)
     var events = 0
     var levelChecksum = 0
-    signal.withUnsafeBufferPointer { buffer in
-        var start = 0
-        while start < buffer.count {
-            let end = min(start + chunk, buffer.count)
-            events += detector.process(UnsafeBufferPointer(rebasing: buffer[start..<end])).count
-            levelChecksum &+= detector.currentLevel
-            start = end
-        }
+    var start = 0
+    while start < signal.count {
+        let end = min(start + chunk, signal.count)
+        let slice = signal[start..<end]
+        events += detector.process(slice.span).count
+        levelChecksum &+= detector.currentLevel
+        start = end
     }
     precondition(levelChecksum > 0)
     return events
@@ -119,13 +118,12 @@ func runFloat(_ signal: [Float], sampleRate: Int, chunk: Int) -> Int {
 func runInt16(_ signal: [Int16], sampleRate: Int, chunk: Int) -> Int {
     var detector = try! SoundDetector(configuration: .default, inputSampleRate: sampleRate)
     var events = 0
-    signal.withUnsafeBufferPointer { buffer in
-        var start = 0
-        while start < buffer.count {
-            let end = min(start + chunk, buffer.count)
-            events += detector.process(int16: UnsafeBufferPointer(rebasing: buffer[start..<end])).count
-            start = end
-        }
+    var start = 0
+    while start < signal.count {
+        let end = min(start + chunk, signal.count)
+        let slice = signal[start..<end]
+        events += detector.process(int16: slice.span).count
+        start = end
     }
     return events
 }

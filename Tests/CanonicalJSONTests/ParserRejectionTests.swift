@@ -126,6 +126,24 @@ struct ParserRejectionTests {
         #expect(throws: error) { try CanonicalJSON.canonicalize(testCase.bytes) }
     }
 
+    @Test("every input kind reports the same error, offsets relative to the first byte", arguments: RejectionCase.all)
+    func rejectsAlikeForEveryInputKind(_ testCase: RejectionCase) throws {
+        let error = try #require(parseError(testCase.bytes))
+        let parser = JSONParser()
+        // A slice whose indices start past 0 and that has bytes after its end (its end is not the array's end).
+        let padded = Array("[1,".utf8) + testCase.bytes + Array("]]".utf8)
+        let slice = padded[3..<(3 + testCase.bytes.count)]
+        #expect(slice.startIndex == 3)
+        #expect(throws: error) { try parser.parse(slice) }
+        #expect(throws: error) { try parser.parse(ArraySlice(testCase.bytes)) }
+        #expect(throws: error) { try parser.parse(ContiguousArray(testCase.bytes)) }
+        #expect(throws: error) { try parser.parse(testCase.bytes.lazy.map { $0 }) }
+        if let text = String(validating: testCase.bytes, as: UTF8.self) {
+            #expect(throws: error) { try parser.parse(text) }
+            #expect(throws: error) { try parser.parse(Substring(text).utf8) }
+        }
+    }
+
     @Test("duplicate key messages name the key and the position")
     func duplicateMessage() throws {
         let error = try #require(parseError(Array(#"{"a":1,"b":{},"a":2}"#.utf8)))

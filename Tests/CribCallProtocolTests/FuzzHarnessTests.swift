@@ -19,7 +19,7 @@ struct FuzzHarnessTests {
         let seeds = try Self.seeds()
         #expect(seeds.count >= 10)
         for seed in seeds {
-            seed.withUnsafeBytes { ControlChannelFuzzer.run($0) }
+            ControlChannelFuzzer.run(seed)
         }
     }
 
@@ -43,7 +43,7 @@ struct FuzzHarnessTests {
                 default: input.insert(contentsOf: input[position...].prefix(8), at: position)
                 }
             }
-            input.withUnsafeBytes { ControlChannelFuzzer.run($0) }
+            ControlChannelFuzzer.run(input)
         }
     }
 }

@@ -7,13 +7,13 @@ import NIOCore
 /// traps, which libFuzzer reports as a crash with the input that caused it.
 public enum ControlChannelFuzzer {
     /// Runs one input.
-    public static func run(_ bytes: UnsafeRawBufferPointer) {
+    public static func run(_ bytes: [UInt8]) {
         fuzzFrames(bytes)
         fuzzJSON(bytes)
     }
 
     /// The bytes as a control stream: decode frames until more data is needed or the peer is wrong.
-    static func fuzzFrames(_ bytes: UnsafeRawBufferPointer) {
+    static func fuzzFrames(_ bytes: [UInt8]) {
         var buffer = ByteBuffer(bytes: bytes)
         var frames = 0
         while true {
@@ -64,7 +64,7 @@ public enum ControlChannelFuzzer {
     }
 
     /// The bytes as a JSON document: if accepted, canonical form is a fixed point and parses to the same value.
-    static func fuzzJSON(_ bytes: UnsafeRawBufferPointer) {
+    static func fuzzJSON(_ bytes: [UInt8]) {
         let parser = JSONParser(limits: .init(maxDepth: 64, maxBytes: 1 << 20))
         guard let value = try? parser.parse(bytes) else { return }
         let canonical = value.canonicalBytes()

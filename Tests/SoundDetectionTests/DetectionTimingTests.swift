@@ -74,10 +74,9 @@ struct DetectionTimingTests {
         let samples = TestSignal.ramp(peak: 1, durationMs: 10_000, sampleRate: 16_000)
         let run = try DetectorRun.run(samples)
         // Independent oracle: measure every frame of the whole signal directly.
-        let levels = samples.withUnsafeBufferPointer { buffer in
-            stride(from: 0, to: buffer.count, by: 320).map { start in
-                SoundLevel.level(rms: SoundLevel.rms(UnsafeBufferPointer(rebasing: buffer[start..<(start + 320)])))
-            }
+        let levels = stride(from: 0, to: samples.count, by: 320).map { start in
+            let frame = samples[start..<(start + 320)]
+            return SoundLevel.level(rms: SoundLevel.rms(frame.span))
         }
         #expect(run.levels == levels)
         let firstLoudRun = try #require((0...(levels.count - 30)).first { start in

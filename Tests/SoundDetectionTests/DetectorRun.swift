@@ -16,14 +16,12 @@ struct DetectorRun: Equatable {
     /// - Returns: Events and frame levels.
     static func feed(_ samples: [Float], to detector: inout SoundDetector, chunkSize: Int = 4096) -> DetectorRun {
         var run = DetectorRun(events: [], levels: [])
-        samples.withUnsafeBufferPointer { buffer in
-            var start = 0
-            while start < buffer.count {
-                let end = min(start + chunkSize, buffer.count)
-                let chunk = UnsafeBufferPointer(rebasing: buffer[start..<end])
-                run.events += detector.process(chunk, frameLevels: &run.levels)
-                start = end
-            }
+        var start = 0
+        while start < samples.count {
+            let end = min(start + chunkSize, samples.count)
+            let chunk = samples[start..<end]
+            run.events += detector.process(chunk.span, frameLevels: &run.levels)
+            start = end
         }
         return run
     }

@@ -7,7 +7,8 @@ struct ReconfigurationTests {
 
     private func feed(_ detector: inout SoundDetector, fromMs: Int, toMs: Int) -> [NoiseDetection] {
         let range = (fromMs * 16)..<(toMs * 16)
-        return loud[range].withUnsafeBufferPointer { detector.process($0) }
+        let chunk = loud[range]
+        return detector.process(chunk.span)
     }
 
     @Test("raising the threshold above the sound breaks the streak; lowering it restarts the streak")

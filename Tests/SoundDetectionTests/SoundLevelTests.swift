@@ -12,15 +12,16 @@ struct SoundLevelTests {
         #expect(run.events.isEmpty)
         #expect(run.levels.count == 150)
         #expect(run.levels.allSatisfy { $0 == 0 })
-        samples.withUnsafeBufferPointer { #expect(SoundLevel.rms($0) == 0) }
+        let all = samples[...]
+        #expect(SoundLevel.rms(all.span) == 0)
+        #expect(SoundLevel.rms(samples) == 0)
     }
 
     @Test("full-scale sine reads 97")
     func fullScaleSine() throws {
         let samples = TestSignal.sine(amplitude: 1, durationMs: 1000, sampleRate: 16_000)
-        samples.withUnsafeBufferPointer { buffer in
-            #expect(abs(SoundLevel.rms(buffer) - 0.70710678) < 1e-4)
-        }
+        let all = samples[...]
+        #expect(abs(SoundLevel.rms(all.span) - 0.70710678) < 1e-4)
         let run = try DetectorRun.run(samples)
         #expect(run.levels.count == 50)
         #expect(run.levels.allSatisfy { abs($0 - 97) <= 1 })
@@ -80,7 +81,8 @@ struct SoundLevelTests {
             let reference = range.isEmpty
                 ? 0
                 : (samples[range].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(range.count)).squareRoot()
-            let measured = samples.withUnsafeBufferPointer { SoundLevel.rms(UnsafeBufferPointer(rebasing: $0[range])) }
+            let slice = samples[range]
+            let measured = SoundLevel.rms(slice.span)
             #expect(abs(Double(measured) - reference) < 1e-5)
         }
     }

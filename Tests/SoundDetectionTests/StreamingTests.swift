@@ -56,12 +56,10 @@ struct StreamingTests {
         var start = 0
         while start < pcm.count {
             let end = min(start + chunk, pcm.count)
-            floatEvents += floats[start..<end].withUnsafeBufferPointer {
-                floatDetector.process($0, frameLevels: &floatLevels)
-            }
-            intEvents += pcm[start..<end].withUnsafeBufferPointer {
-                intDetector.process(int16: $0, frameLevels: &intLevels)
-            }
+            let floatChunk = floats[start..<end]
+            floatEvents += floatDetector.process(floatChunk.span, frameLevels: &floatLevels)
+            let intChunk = pcm[start..<end]
+            intEvents += intDetector.process(int16: intChunk.span, frameLevels: &intLevels)
             #expect(intDetector.currentLevel == floatDetector.currentLevel)
             #expect(intDetector.framesProcessed == floatDetector.framesProcessed)
             start = end
@@ -76,7 +74,8 @@ struct StreamingTests {
     func int16FullScale() throws {
         var detector = try SoundDetector(configuration: .default, inputSampleRate: 16_000)
         let square = (0..<320).map { $0 % 2 == 0 ? Int16.min : Int16.max }
-        _ = square.withUnsafeBufferPointer { detector.process(int16: $0) }
+        let all = square[...]
+        _ = detector.process(int16: all.span)
         #expect(detector.currentLevel == 100)
     }
 
@@ -101,7 +100,9 @@ struct StreamingTests {
     func empty() throws {
         var detector = try SoundDetector(configuration: .default, inputSampleRate: 48_000)
         #expect(detector.process([]).isEmpty)
-        #expect([Int16]().withUnsafeBufferPointer { detector.process(int16: $0) }.isEmpty)
+        let none = [Int16]()[...]
+        #expect(detector.process(int16: none.span).isEmpty)
+        #expect(detector.process(int16: [Int16]()).isEmpty)
         #expect(detector.framesProcessed == 0)
     }
 }

@@ -14,16 +14,18 @@ enum PINPairingKeys {
 
     /// sid = the 16 bytes of pairingSessionId in RFC 9562 (network) byte order ‖ the 16 nonce bytes.
     static func sessionIdentifier(pairingSessionId: UUID, nonce: [UInt8]) -> [UInt8] {
-        withUnsafeBytes(of: pairingSessionId.uuid) { Array($0) } + nonce
+        let u = pairingSessionId.uuid
+        let uuidBytes: [UInt8] = [
+            u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15,
+        ]
+        return uuidBytes + nonce
     }
 
     /// kL, kM = HKDF-SHA256(ikm: ISK, salt: sid, info: "cribcall/pin/v1 listener" / "… monitor", 32 bytes).
     static func derive(isk: CPaceSessionKey, sid: [UInt8]) -> (listener: SymmetricKey, monitor: SymmetricKey) {
-        isk.withUnsafeBytes { ikm in
-            (
-                PairingCrypto.hkdf(ikm: ikm, salt: sid, info: label + " listener"),
-                PairingCrypto.hkdf(ikm: ikm, salt: sid, info: label + " monitor")
-            )
-        }
+        (
+            PairingCrypto.hkdf(ikm: isk.symmetricKey, salt: sid, info: label + " listener"),
+            PairingCrypto.hkdf(ikm: isk.symmetricKey, salt: sid, info: label + " monitor")
+        )
     }
 }

@@ -32,12 +32,12 @@ enum PairingCrypto {
     }
 
     static func hkdf(ikm: some ContiguousBytes, salt: some DataProtocol, info: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: ikm),
-            salt: salt,
-            info: Array(info.utf8),
-            outputByteCount: 32
-        )
+        hkdf(ikm: SymmetricKey(data: ikm), salt: salt, info: info)
+    }
+
+    /// HKDF-SHA256 to 32 bytes over key material already held as a `SymmetricKey` (no copy of the bytes).
+    static func hkdf(ikm: SymmetricKey, salt: some DataProtocol, info: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, salt: salt, info: Array(info.utf8), outputByteCount: 32)
     }
 
     /// The JCS bytes of a record.

@@ -46,7 +46,7 @@ public struct QRPairingPayload: Sendable, Hashable, Codable {
 
     /// The canonical JSON text to put into the QR code.
     public var qrText: String {
-        PairingCrypto.canonical(self).withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+        String(decoding: PairingCrypto.canonical(self), as: UTF8.self)
     }
 
     /// Parses and validates scanned QR text.
