@@ -3,8 +3,8 @@ import NIOCore
 
 /// The listener app's side of one connection's UDP socket. Confined to the socket's event loop; closes the
 /// socket when its connection is finished.
-final class ClientEndpoint: QUICEndpoint, DatagramReceiving {
-    private let channel: any Channel
+final class ClientEndpoint: DatagramChannelEndpoint, DatagramReceiving {
+    let channel: any Channel
     var connection: QUICConnectionCore?
 
     init(channel: any Channel) {
@@ -18,16 +18,6 @@ final class ClientEndpoint: QUICEndpoint, DatagramReceiving {
 
     func socketClosed() {
         connection?.finish(.shutdown)
-    }
-
-    func send(_ packet: UnsafeRawBufferPointer, to address: SocketAddress) {
-        var buffer = channel.allocator.buffer(capacity: packet.count)
-        buffer.writeBytes(packet)
-        channel.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
-    }
-
-    func flush() {
-        channel.flush()
     }
 
     func register(cid: [UInt8], for connection: QUICConnectionCore) {}

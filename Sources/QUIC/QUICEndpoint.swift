@@ -17,6 +17,23 @@ protocol QUICEndpoint: AnyObject {
     func finished(_ connection: QUICConnectionCore)
 }
 
+/// An endpoint writing to a NIO datagram channel: sending and flushing are the same for server and client.
+protocol DatagramChannelEndpoint: QUICEndpoint {
+    var channel: any Channel { get }
+}
+
+extension DatagramChannelEndpoint {
+    func send(_ packet: UnsafeRawBufferPointer, to address: SocketAddress) {
+        var buffer = channel.allocator.buffer(capacity: packet.count)
+        buffer.writeBytes(packet)
+        channel.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+    }
+
+    func flush() {
+        channel.flush()
+    }
+}
+
 /// A monotonic timestamp in nanoseconds, as ngtcp2 counts time.
 func quicTimestamp() -> UInt64 {
     NIODeadline.now().uptimeNanoseconds

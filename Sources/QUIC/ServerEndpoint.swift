@@ -4,8 +4,8 @@ import NIOCore
 
 /// The monitor's side of the UDP socket: routes datagrams to connections by destination connection ID and
 /// accepts new connections from Initial packets. Confined to the socket's event loop.
-final class ServerEndpoint: QUICEndpoint, DatagramReceiving {
-    private let channel: any Channel
+final class ServerEndpoint: DatagramChannelEndpoint, DatagramReceiving {
+    let channel: any Channel
     private let configuration: QUICConfiguration
     private let credentials: TLSCredentials
     private let accepted: AsyncStream<any ControlConnection>.Continuation
@@ -119,16 +119,6 @@ final class ServerEndpoint: QUICEndpoint, DatagramReceiving {
     }
 
     // MARK: QUICEndpoint
-
-    func send(_ packet: UnsafeRawBufferPointer, to address: SocketAddress) {
-        var buffer = channel.allocator.buffer(capacity: packet.count)
-        buffer.writeBytes(packet)
-        channel.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
-    }
-
-    func flush() {
-        channel.flush()
-    }
 
     func register(cid: [UInt8], for connection: QUICConnectionCore) {
         routes[cid] = connection
