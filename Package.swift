@@ -40,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: core (pure: no sockets, files, clocks or threads)
@@ -64,6 +65,14 @@ let package = Package(
         .target(name: "SoundDetection", exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // MARK: adapters
+        .target(
+            name: "CribCallStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"), "DeviceIdentity", "CribCallProtocol", "SoundDetection",
+            ],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "ControlTransport",
             dependencies: ["CribCallProtocol", "DeviceIdentity", nioCore],
@@ -182,6 +191,11 @@ let package = Package(
         .testTarget(
             name: "QUICTests",
             dependencies: ["QUIC", "quic-probe", "CribCallControl", "DeviceIdentityStore", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CribCallStoreTests",
+            dependencies: ["CribCallStore", "TestSupport", "DeviceIdentity", "CribCallProtocol", "SoundDetection"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),

@@ -1,0 +1,85 @@
+public import Foundation
+import GRDB
+
+extension CribCallDatabase {
+    /// Stores a detected event and assigns its `seq`.
+    ///
+    /// `seq` comes from SQLite's AUTOINCREMENT, so it is strictly greater than every `seq` ever assigned in this
+    /// database, including events already pruned.
+    ///
+    /// - Throws: ``CribCallStoreError/duplicateEventId(_:)`` if an event with this id is already stored.
+    @discardableResult
+    public func appendNoiseEvent(
+        eventId: String,
+        kind: String,
+        timestamp: Int64,
+        peakLevel: Int,
+        autoStreamSessionId: String?
+    ) throws -> NoiseEventRecord {
+        do {
+            return try writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO noiseEvent (eventId, kind, timestamp, peakLevel, autoStreamSessionId)
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
+                    arguments: [eventId, kind, timestamp, peakLevel, autoStreamSessionId]
+                )
+                return NoiseEventRecord(
+                    seq: db.lastInsertedRowID,
+                    eventId: eventId,
+                    kind: kind,
+                    timestamp: timestamp,
+                    peakLevel: peakLevel,
+                    autoStreamSessionId: autoStreamSessionId
+                )
+            }
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw CribCallStoreError.duplicateEventId(eventId)
+        }
+    }
+
+    /// Stored events with `seq > afterSeq`, in increasing `seq` order, at most `limit` of them.
+    ///
+    /// - Throws: ``CribCallStoreError/invalidArgument(_:)`` if `limit` is negative.
+    public func noiseEvents(afterSeq: Int64, limit: Int) throws -> [NoiseEventRecord] {
+        guard limit >= 0 else { throw CribCallStoreError.invalidArgument("limit must be >= 0 (got \(limit))") }
+        return try writer.read { db in
+            try NoiseEventRecord
+                .filter(NoiseEventRecord.CodingKeys.seq > afterSeq)
+                .order(NoiseEventRecord.CodingKeys.seq)
+                .limit(limit)
+                .fetchAll(db)
+        }
+    }
+
+    /// Deletes old events, applying PROTOCOL.md §8 "kept: last 1,000 or 24 h".
+    ///
+    /// Reading: the two rules are a union. An event is kept if it is among the `keepLast` highest `seq` values
+    /// **or** its timestamp is at or after `newerThan`; it is deleted only when it fails both. So a quiet monitor
+    /// still replays its last 1,000 events however old, and a busy one replays everything from the last 24 hours.
+    ///
+    /// - Parameters:
+    ///   - keepLast: How many of the most recent events to keep regardless of age (default 1,000).
+    ///   - newerThan: The age cutoff, normally now minus 24 hours.
+    /// - Returns: The number of events deleted.
+    /// - Throws: ``CribCallStoreError/invalidArgument(_:)`` if `keepLast` is negative.
+    @discardableResult
+    public func pruneNoiseEvents(keepLast: Int = 1000, newerThan: Date) throws -> Int {
+        guard keepLast >= 0 else {
+            throw CribCallStoreError.invalidArgument("keepLast must be >= 0 (got \(keepLast))")
+        }
+        let cutoffMs = Int64((newerThan.timeIntervalSince1970 * 1000).rounded(.down))
+        return try writer.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM noiseEvent
+                    WHERE timestamp < ?
+                      AND seq NOT IN (SELECT seq FROM noiseEvent ORDER BY seq DESC LIMIT ?)
+                    """,
+                arguments: [cutoffMs, keepLast]
+            )
+            return db.changesCount
+        }
+    }
+}

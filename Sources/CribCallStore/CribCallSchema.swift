@@ -1,0 +1,49 @@
+import GRDB
+
+/// The database schema as a list of migrations.
+///
+/// Migrations are frozen once landed: never edit a registered migration, add a new one instead. They are raw SQL so
+/// that a change in GRDB's table-definition helpers can never change what an old migration creates.
+enum CribCallSchema {
+    /// The migrator that brings any older database to the current schema.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        // Never `eraseDatabaseOnSchemaChange`: this database holds pairings the user cannot recreate silently.
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE trustedListener (
+                        listenerId TEXT NOT NULL PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        publicKey TEXT NOT NULL,
+                        fingerprint TEXT NOT NULL UNIQUE,
+                        createdAt DATETIME NOT NULL
+                    );
+                    CREATE TABLE trustedMonitor (
+                        monitorId TEXT NOT NULL PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        fingerprint TEXT NOT NULL UNIQUE,
+                        lastKnownHost TEXT,
+                        lastKnownPort INTEGER,
+                        lastSeq INTEGER NOT NULL DEFAULT 0,
+                        createdAt DATETIME NOT NULL
+                    );
+                    CREATE TABLE setting (
+                        key TEXT NOT NULL PRIMARY KEY,
+                        value TEXT NOT NULL
+                    );
+                    CREATE TABLE noiseEvent (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        eventId TEXT NOT NULL UNIQUE,
+                        kind TEXT NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        peakLevel INTEGER NOT NULL,
+                        autoStreamSessionId TEXT
+                    );
+                    CREATE INDEX noiseEvent_timestamp ON noiseEvent(timestamp);
+                    """
+            )
+        }
+        return migrator
+    }
+}

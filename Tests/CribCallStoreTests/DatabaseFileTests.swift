@@ -1,0 +1,125 @@
+import CribCallProtocol
+import CribCallStore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Database file, migrations and two processes on one file")
+struct DatabaseFileTests {
+    private func path(_ directory: URL) -> String {
+        directory.appendingPathComponent(CribCallDatabase.fileName).path
+    }
+
+    private func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test("the database file is created with mode 0600 in WAL mode, and so are its -wal and -shm files")
+    func fileMode() throws {
+        try StoreFixtures.withDirectory { directory in
+            let database = try CribCallDatabase(directory: directory)
+            try database.trustListener(StoreFixtures.listener("L1", byte: 1), at: StoreFixtures.date(0))
+            #expect(try mode(path(directory)) == 0o600)
+            for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path(directory) + suffix) {
+                #expect(try mode(path(directory) + suffix) == 0o600)
+            }
+            #expect(try TestSQLite.query(path(directory), "PRAGMA journal_mode") == "wal")
+        }
+    }
+
+    @Test("an existing file with looser permissions is tightened to 0600")
+    func tightensExistingFile() throws {
+        try StoreFixtures.withDirectory { directory in
+            _ = try CribCallDatabase(directory: directory)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path(directory))
+            _ = try CribCallDatabase(directory: directory)
+            #expect(try mode(path(directory)) == 0o600)
+        }
+    }
+
+    @Test("a missing directory is a clear error")
+    func missingDirectory() throws {
+        let directory = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)")
+        #expect(throws: CribCallStoreError.self) { try CribCallDatabase(directory: directory) }
+    }
+
+    @Test("the v1 schema has the specified tables and columns, and reopening does not migrate again")
+    func schemaAndIdempotentMigration() throws {
+        try StoreFixtures.withDirectory { directory in
+            do {
+                let database = try CribCallDatabase(directory: directory)
+                try database.trustListener(StoreFixtures.listener("L1", byte: 1), at: StoreFixtures.date(0))
+            }
+            let file = path(directory)
+            #expect(try TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1")
+            let tables = try TestSQLite.query(
+                file,
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                    + "AND name NOT LIKE 'grdb_%' ORDER BY name"
+            )
+            #expect(tables == "noiseEvent\nsetting\ntrustedListener\ntrustedMonitor")
+            let columns = try TestSQLite.query(
+                file, "SELECT group_concat(name, ',') FROM pragma_table_info('trustedMonitor')"
+            )
+            #expect(columns == "monitorId,name,fingerprint,lastKnownHost,lastKnownPort,lastSeq,createdAt")
+            let autoincrement = try TestSQLite.query(file, "SELECT sql FROM sqlite_master WHERE name = 'noiseEvent'")
+            #expect(autoincrement.contains("seq INTEGER PRIMARY KEY AUTOINCREMENT"))
+
+            let reopened = try CribCallDatabase(directory: directory)
+            let again = try CribCallDatabase(directory: directory)
+            #expect(try TestSQLite.query(file, "SELECT count(*) FROM grdb_migrations") == "1")
+            #expect(try reopened.trustedListeners().map(\.listenerId) == ["L1"])
+            #expect(try again.trustedListeners().map(\.listenerId) == ["L1"])
+        }
+    }
+
+    @Test("two instances on one file: a revoke through one is seen by the other, whose dataVersion changes")
+    func twoProcesses() throws {
+        try StoreFixtures.withDirectory { directory in
+            let monitor = try CribCallDatabase(directory: directory)
+            let cli = try CribCallDatabase(directory: directory)
+            try monitor.trustListener(StoreFixtures.listener("L1", byte: 1), at: StoreFixtures.date(0))
+            try monitor.trustListener(StoreFixtures.listener("L2", byte: 2), at: StoreFixtures.date(0))
+
+            let before = try monitor.dataVersion()
+            #expect(try monitor.dataVersion() == before, "polling without changes must be stable")
+            try monitor.setPinPairingFailures(1)
+            #expect(try monitor.dataVersion() == before, "the instance's own writes do not count")
+
+            #expect(try cli.revokeListener(id: "L1"))
+            #expect(try monitor.dataVersion() != before)
+            #expect(try monitor.trustedListeners().map(\.listenerId) == ["L2"])
+            #expect(try monitor.trustedListener(fingerprint: StoreFixtures.fingerprint(1)) == nil)
+
+            // And the other way round.
+            let cliBefore = try cli.dataVersion()
+            try monitor.trustListener(StoreFixtures.listener("L3", byte: 3), at: StoreFixtures.date(1))
+            #expect(try cli.dataVersion() != cliBefore)
+            #expect(try cli.trustedListeners().map(\.listenerId) == ["L2", "L3"])
+        }
+    }
+
+    @Test("concurrent writers on one file do not fail with SQLITE_BUSY")
+    func concurrentWriters() async throws {
+        let directory = try Subprocess.temporaryDirectory("cribcall-store")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try CribCallDatabase(directory: directory)
+        let second = try CribCallDatabase(directory: directory)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (offset, database) in [first, second].enumerated() {
+                group.addTask {
+                    for index in 0..<100 {
+                        try database.appendNoiseEvent(
+                            eventId: "p\(offset)-\(index)", kind: "noise", timestamp: 0, peakLevel: 1,
+                            autoStreamSessionId: nil
+                        )
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seqs = try first.noiseEvents(afterSeq: 0, limit: 1000).map(\.seq)
+        #expect(seqs == Array(1...200))
+    }
+}
