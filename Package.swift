@@ -106,6 +106,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "CribCallMonitor",
+            dependencies: [
+                "ControlTransport", "CribCallControl", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+                "SoundDetection",
+            ],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: executables (argument parsing only)
         .executableTarget(
             name: "cribcall",
@@ -196,6 +206,14 @@ let package = Package(
         .testTarget(
             name: "CribCallStoreTests",
             dependencies: ["CribCallStore", "TestSupport", "DeviceIdentity", "CribCallProtocol", "SoundDetection"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CribCallMonitorTests",
+            dependencies: [
+                "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+                "SoundDetection", "TestSupport", nioCore,
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),

@@ -1,0 +1,25 @@
+public import CribCallProtocol
+
+/// What the monitor reports to its user interface (terminal text or `--json` lines).
+public enum MonitorEvent: Sendable, Hashable {
+    /// Serving on `port` under this identity.
+    case ready(monitorId: String, monitorName: String, certFingerprint: String, port: Int)
+    /// A QR code to show (its JSON payload and the text to encode).
+    case qr(payload: QRPairingPayload, text: String)
+    /// A PIN to show until `pinHidden` (PIN pairing in progress).
+    case pin(pin: String, pairingSessionId: String, expiresInSec: Int)
+    /// Take the PIN off the screen.
+    case pinHidden
+    /// A listener was paired.
+    case paired(listenerId: String, listenerName: String, certFingerprint: String, method: String)
+    /// A pairing attempt failed.
+    case pairingFailed(reason: String)
+    /// A noise event was logged and sent to the connected listeners.
+    case noise(seq: Int64, eventId: String, peakLevel: Int, timestamp: Int64)
+    /// A listener connected (trusted or only able to pair).
+    case listenerConnected(certFingerprint: String, listenerId: String?, trusted: Bool)
+    /// A listener's connection ended.
+    case listenerDisconnected(certFingerprint: String, listenerId: String?, reason: String)
+    /// A trusted listener was revoked (here or from another process) and its sessions closed.
+    case listenerRevoked(listenerId: String)
+}

@@ -1,0 +1,300 @@
+public import ControlTransport
+import CribCallControl
+public import CribCallProtocol
+public import CribCallStore
+public import DeviceIdentity
+public import Foundation
+public import SoundDetection
+
+/// The monitor (seed use cases 1–4, 7; PROTOCOL.md §4–8): serves control connections, pairs listeners by QR code
+/// or PIN, logs noise events and sends them to every connected trusted listener, replays missed events, and closes
+/// a revoked listener's sessions at once — also when it was revoked by another process sharing the database.
+///
+/// The service composes the pure state machines of CribCallProtocol with a transport (`ControlListener`) and the
+/// store; it owns no socket itself, so tests run it over the in-memory transport as well as over QUIC.
+public actor MonitorService {
+    /// Events for the user interface, in order.
+    public nonisolated let events: AsyncStream<MonitorEvent>
+    private let emit: AsyncStream<MonitorEvent>.Continuation
+
+    private let identity: DeviceIdentity
+    private let database: CribCallDatabase
+    private let transport: any ControlListener
+    private let wallClock: @Sendable () -> Date
+    private let trusted = TrustedSet()
+    private var qr = QRPairingVerifier()
+    private var pin: PINPairingMonitor
+    private var sessions: [UInt64: Session] = [:]
+    private var nextConnection: UInt64 = 1
+    private var pinExpiry: Task<Void, Never>?
+
+    private struct Session {
+        let connection: any ControlConnection
+        var listenerId: String?
+    }
+
+    /// - Parameters:
+    ///   - identity: The monitor's device identity (the transport must present the same certificate).
+    ///   - database: The monitor's store: trusted listeners, settings, event log, PIN-failure counter.
+    ///   - transport: Where listeners connect.
+    ///   - wallClock: The time stamped on events (injected for tests).
+    public init(
+        identity: DeviceIdentity,
+        database: CribCallDatabase,
+        transport: any ControlListener,
+        wallClock: @escaping @Sendable () -> Date = Date.init
+    ) throws {
+        self.identity = identity
+        self.database = database
+        self.transport = transport
+        self.wallClock = wallClock
+        (events, emit) = AsyncStream.makeStream(of: MonitorEvent.self)
+        pin = PINPairingMonitor(failedSessionsInARow: try database.pinPairingFailures())
+        trusted.replace(with: try Self.trustedEntries(database))
+    }
+
+    private var monitorId: String { identity.deviceId.uuidString.lowercased() }
+
+    /// Serves until the transport stops accepting connections (then every session has ended).
+    public func run() async {
+        let settings = (try? database.monitorSettings()) ?? .defaults
+        emit.yield(.ready(monitorId: monitorId, monitorName: settings.monitorName,
+                          certFingerprint: identity.fingerprint.hex, port: transport.port))
+        let watcher = Task { [weak self] in await self?.watchForRevocations() }
+        await withDiscardingTaskGroup { group in
+            for await connection in transport.connections {
+                let id = register(connection)
+                group.addTask { await self.serve(connection, id: id) }
+            }
+        }
+        watcher.cancel()
+        emit.finish()
+    }
+
+    // MARK: sessions
+
+    private func register(_ connection: any ControlConnection) -> UInt64 {
+        let id = nextConnection
+        nextConnection += 1
+        let listenerId = trusted.listenerId(for: connection.peer.fingerprint)
+        sessions[id] = Session(connection: connection, listenerId: listenerId)
+        emit.yield(.listenerConnected(certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,
+                                      trusted: listenerId != nil))
+        return id
+    }
+
+    private nonisolated func serve(_ connection: any ControlConnection, id: UInt64) async {
+        let trusted = self.trusted
+        let fingerprint = connection.peer.fingerprint
+        let session = ControlSession(connection: connection, role: .monitor) {
+            trusted.listenerId(for: fingerprint) != nil ? .trusted : .untrusted
+        }
+        let reason = await session.run { message in
+            await self.handle(message, connection: id)
+        }
+        await ended(id, reason: reason)
+    }
+
+    private func ended(_ id: UInt64, reason: ConnectionCloseReason) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        _ = perform(pin.connectionClosed(id))
+        emit.yield(.listenerDisconnected(certFingerprint: session.connection.peer.fingerprint.hex,
+                                         listenerId: session.listenerId, reason: "\(reason)"))
+    }
+
+    private func context(for connection: any ControlConnection) -> PairingContext {
+        PairingContext(monitorId: identity.deviceId, monitorFingerprint: identity.fingerprint,
+                       clientFingerprint: connection.peer.fingerprint, clientPublicKeySPKI: connection.peer.publicKeySPKI)
+    }
+
+    // MARK: messages
+
+    private func handle(_ message: ControlMessage, connection id: UInt64) async -> [ControlSession.Action] {
+        guard let session = sessions[id] else { return [] }
+        let now = ContinuousClock.now
+        switch message {
+        case .ping(let ping):
+            return [.send(.pong(ping))]
+        case .pairRequest(let request):
+            switch qr.handle(request, context: context(for: session.connection), now: now) {
+            case .accepted(let listener, let reply):
+                guard trust(listener, method: "qr", connection: id) else {
+                    return [.send(.error(.internalError, "the monitor could not save the pairing")), .close(.internalError)]
+                }
+                return [.send(.pairAccepted(reply))]
+            case .rejected(let rejection):
+                emit.yield(.pairingFailed(reason: rejection.reason.rawValue))
+                return [.send(.pairRejected(rejection)), .close(.unauthorized)]
+            }
+        case .pinPairingInit(let request):
+            return perform(pin.handleInit(request, context: context(for: session.connection), connection: id, now: now))
+        case .pinSubmit(let submit):
+            return perform(pin.handleSubmit(submit, context: context(for: session.connection), connection: id, now: now))
+        case .eventsSince(let request):
+            let records = (try? database.noiseEvents(afterSeq: request.afterSeq, limit: 1000)) ?? []
+            return records.map { .send(.noiseEvent($0.message(monitorId: monitorId, replayed: true))) }
+        case .unpair(let request):
+            guard let listenerId = session.listenerId, request.listenerId == listenerId else {
+                return [.send(.error(.unauthorized, "a listener can only unpair itself", inReplyTo: "UNPAIR"))]
+            }
+            _ = try? database.revokeListener(id: listenerId)
+            reloadTrust()
+            return [.send(.unpaired(Unpaired(listenerId: listenerId))), .close(.ok)]
+        case .startStreamRequest(let request):
+            // Live audio and video arrive with the media capability (next issue).
+            return [.send(.startStreamResponse(StartStreamResponse(
+                sessionId: request.sessionId, accepted: false, reason: "live streaming is not available on this monitor yet")))]
+        default:
+            return []
+        }
+    }
+
+    /// Performs the PIN machine's actions that are the service's own and returns those for the session.
+    private func perform(_ actions: [PINPairingMonitor.Action]) -> [ControlSession.Action] {
+        // The PIN to show comes after the PIN_REQUIRED it belongs to: take it first.
+        for case .showPIN(let shown, let expiresAt) in actions {
+            lastShownPIN = shown.digits
+            schedulePINExpiry(at: expiresAt)
+        }
+        var forSession: [ControlSession.Action] = []
+        for action in actions {
+            switch action {
+            case .send(let message):
+                if case .pairRejected(let rejection) = message {
+                    emit.yield(.pairingFailed(reason: rejection.reason.rawValue))
+                }
+                if case .pinRequired(let required) = message, let shown = lastShownPIN {
+                    emit.yield(.pin(pin: shown, pairingSessionId: required.pairingSessionId,
+                                    expiresInSec: required.expiresInSec))
+                }
+                forSession.append(.send(message))
+            case .close(let code):
+                forSession.append(.close(code))
+            case .showPIN:
+                break
+            case .hidePIN:
+                lastShownPIN = nil
+                emit.yield(.pinHidden)
+            case .scheduleExpiry(let deadline):
+                schedulePINExpiry(at: deadline)
+            case .trust(let listener):
+                if !trust(listener, method: "pin", connection: nil) {
+                    forSession.append(.send(.error(.internalError, "the monitor could not save the pairing")))
+                }
+            case .persistFailedSessions(let count):
+                try? database.setPinPairingFailures(count)
+            }
+        }
+        return forSession
+    }
+
+    private var lastShownPIN: String?
+
+    private func schedulePINExpiry(at deadline: ContinuousClock.Instant) {
+        pinExpiry?.cancel()
+        pinExpiry = Task { [weak self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            await self?.expirePIN()
+        }
+    }
+
+    private func expirePIN() {
+        _ = perform(pin.expire(now: .now))
+    }
+
+    /// Stores a newly paired listener and trusts its sessions from the next message on.
+    private func trust(_ listener: TrustedListener, method: String, connection: UInt64?) -> Bool {
+        guard (try? database.trustListener(listener, at: wallClock())) != nil else { return false }
+        trusted.insert(listener.fingerprint, listenerId: listener.listenerId)
+        for (id, session) in sessions where session.connection.peer.fingerprint == listener.fingerprint {
+            sessions[id]?.listenerId = listener.listenerId
+        }
+        emit.yield(.paired(listenerId: listener.listenerId, listenerName: listener.name,
+                           certFingerprint: listener.fingerprint.hex, method: method))
+        return true
+    }
+
+    // MARK: QR codes
+
+    /// Shows a QR code with a fresh one-time token (valid for `lifetime`, at most 5 minutes).
+    @discardableResult
+    public func showQR(lifetime: Duration = QRPairingVerifier.maxTokenLifetime, port: Int? = nil) -> QRPairingPayload {
+        let token = PairingToken.random()
+        qr.show(token: token, now: .now, lifetime: lifetime)
+        let name = (try? database.monitorSettings().monitorName) ?? MonitorSettings.defaults.monitorName
+        let payload = QRPairingPayload(
+            monitorId: monitorId, monitorName: name, monitorCertFingerprint: identity.fingerprint.hex,
+            monitorPublicKey: Data(identity.publicKeySPKI).base64EncodedString(),
+            service: .init(defaultPort: port ?? transport.port), pairingToken: token)
+        emit.yield(.qr(payload: payload, text: payload.qrText))
+        return payload
+    }
+
+    /// Stops showing the QR code; its token dies.
+    public func hideQR() {
+        qr.hide()
+    }
+
+    /// Re-enables PIN pairing after the lockout.
+    public func unlockPINPairing() {
+        _ = perform(pin.unlock())
+    }
+
+    // MARK: noise
+
+    /// Logs a detection and sends NOISE_EVENT to every connected trusted listener.
+    /// - Returns: The event as sent.
+    @discardableResult
+    public func reportNoise(_ detection: NoiseDetection, kind: String = "noise") throws -> NoiseEvent {
+        let timestamp = Int64((wallClock().timeIntervalSince1970 * 1000).rounded())
+        let record = try database.appendNoiseEvent(
+            eventId: UUID().uuidString.lowercased(), kind: kind, timestamp: timestamp,
+            peakLevel: detection.peakLevel, autoStreamSessionId: nil)
+        let event = record.message(monitorId: monitorId)
+        emit.yield(.noise(seq: record.seq, eventId: record.eventId, peakLevel: record.peakLevel, timestamp: timestamp))
+        for session in sessions.values where session.listenerId != nil {
+            let connection = session.connection
+            Task { try? await connection.send(.noiseEvent(event)) }
+        }
+        return event
+    }
+
+    // MARK: revocation
+
+    /// Re-reads the trusted listeners and closes, with UNAUTHORIZED, the sessions of any no longer trusted.
+    public func reloadTrust() {
+        guard let entries = try? Self.trustedEntries(database) else { return }
+        trusted.replace(with: entries)
+        for (id, session) in sessions {
+            guard let listenerId = session.listenerId, entries[session.connection.peer.fingerprint] == nil else {
+                continue
+            }
+            sessions[id]?.listenerId = nil
+            emit.yield(.listenerRevoked(listenerId: listenerId))
+            let connection = session.connection
+            Task {
+                try? await connection.send(.error(.unauthorized, "this listener was unpaired on the monitor; pair again"))
+                await connection.close(.unauthorized)
+            }
+        }
+    }
+
+    /// Polls the database's change counter (cheap) so a revocation made by another process takes effect within
+    /// half a second.
+    private func watchForRevocations() async {
+        var version = try? database.dataVersion()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            let current = try? database.dataVersion()
+            if current != version {
+                version = current
+                reloadTrust()
+            }
+        }
+    }
+
+    private static func trustedEntries(_ database: CribCallDatabase) throws -> [CertificateFingerprint: String] {
+        Dictionary(try database.trustedListeners().map { ($0.fingerprint, $0.listenerId) }) { first, _ in first }
+    }
+}

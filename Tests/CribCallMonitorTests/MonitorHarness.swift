@@ -1,0 +1,80 @@
+import ControlTransport
+import CribCallMonitor
+import CribCallProtocol
+import CribCallStore
+import DeviceIdentity
+import Foundation
+import Synchronization
+
+/// A monitor service on the in-memory transport, with its events recorded, and a way to connect listeners.
+final class MonitorHarness: Sendable {
+    let network = InMemoryNetwork()
+    let monitor: DeviceIdentity
+    let database: CribCallDatabase
+    let service: MonitorService
+    let port = 48080
+    private let recorded = Recorded()
+    private let tasks: [Task<Void, Never>]
+
+    init(database: CribCallDatabase? = nil) throws {
+        monitor = try DeviceIdentity.generate(now: Date())
+        self.database = try database ?? CribCallDatabase.inMemory()
+        let listener = network.listen(port: port, identity: PeerCertificate(identity: monitor))
+        let service = try MonitorService(identity: monitor, database: self.database, transport: listener)
+        self.service = service
+        let recorded = self.recorded
+        tasks = [
+            Task { await service.run() },
+            Task {
+                for await event in service.events { recorded.append(event) }
+            },
+        ]
+        self.listener = listener
+    }
+
+    private let listener: InMemoryListener
+
+    var events: [MonitorEvent] { recorded.all }
+
+    final class Recorded: Sendable {
+        private let events = Mutex<[MonitorEvent]>([])
+        var all: [MonitorEvent] { events.withLock { $0 } }
+        func append(_ event: MonitorEvent) { events.withLock { $0.append(event) } }
+    }
+
+    /// Waits (bounded) for an event matching `predicate`.
+    func event(where predicate: (MonitorEvent) -> Bool) async -> MonitorEvent? {
+        for _ in 0..<500 {
+            if let match = events.last(where: predicate) { return match }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// The PIN the monitor is showing for `pairingSessionId`.
+    func shownPIN(for pairingSessionId: String) async -> String? {
+        let shown = await event { event in
+            if case .pin(_, pairingSessionId, _) = event { return true }
+            return false
+        }
+        if case .pin(let pin, _, _)? = shown { return pin }
+        return nil
+    }
+
+    func connect(_ identity: DeviceIdentity) async throws -> InMemoryControlConnection {
+        try network.connector(identity: PeerCertificate(identity: identity))
+            .connectInMemory(host: "monitor.local", port: port, pinnedFingerprint: monitor.fingerprint)
+    }
+
+    func stop() async {
+        await listener.shutdown()
+        for task in tasks { await task.value }
+    }
+}
+
+extension ControlConnection {
+    /// The next message, decoded; nil when the connection ended.
+    func nextMessage(_ iterator: inout ControlFrameSequence.Iterator) async throws -> ControlMessage? {
+        try await iterator.next().map { try ControlMessageCodec.decode(payload: $0) }
+    }
+}

@@ -1,0 +1,164 @@
+import ControlTransport
+import CribCallMonitor
+import CribCallProtocol
+import CribCallStore
+import DeviceIdentity
+import Foundation
+import SoundDetection
+import Testing
+import TestSupport
+
+@Suite("MonitorService: pairing, alerts, replay and revocation over a control transport")
+struct MonitorServiceTests {
+    let listener: DeviceIdentity
+
+    init() throws {
+        listener = try DeviceIdentity.generate(now: Date())
+    }
+
+    /// Pairs `listener` with the PIN the monitor shows; returns the open connection.
+    func pairByPIN(_ harness: MonitorHarness) async throws -> InMemoryControlConnection {
+        let connection = try await harness.connect(listener)
+        var pairing = PINPairingListener(local: LocalDevice(listener, name: "Dad’s laptop"),
+                                         monitorId: harness.monitor.deviceId.uuidString.lowercased(),
+                                         monitorFingerprint: connection.peer.fingerprint)
+        try await connection.send(.pinPairingInit(pairing.start()))
+        var frames = connection.inbound.makeAsyncIterator()
+        let required = try #require(try await connection.nextMessage(&frames))
+        _ = try pairing.handle(required)
+        guard case .pinRequired(let challenge) = required else { throw PairingError(.unexpectedMessage, "no PIN") }
+        let pin = try #require(await harness.shownPIN(for: challenge.pairingSessionId))
+        try await connection.send(.pinSubmit(try pairing.submit(pin: pin)))
+        let answer = try #require(try await connection.nextMessage(&frames))
+        guard case .paired(let monitor) = try pairing.handle(answer) else { throw PairingError(.rejected, "not paired") }
+        #expect(monitor.fingerprint == harness.monitor.fingerprint)
+        return connection
+    }
+
+    @Test("PIN pairing: the monitor shows the PIN, the listener types it, both sides trust each other")
+    func pinPairing() async throws {
+        let harness = try MonitorHarness()
+        let connection = try await pairByPIN(harness)
+        let stored = try harness.database.trustedListener(fingerprint: listener.fingerprint)
+        #expect(stored?.name == "Dad’s laptop")
+        #expect(await harness.event { if case .paired(_, _, _, "pin") = $0 { true } else { false } } != nil)
+        // Trusted from the next message on, on the same connection.
+        try await connection.send(.ping(Ping(timestamp: 5)))
+        var frames = connection.inbound.makeAsyncIterator()
+        #expect(try await connection.nextMessage(&frames) == .pong(Ping(timestamp: 5)))
+        await harness.stop()
+    }
+
+    @Test("three wrong PINs: PAIR_REJECTED with 2, 1, 0 attempts left, then the connection closes with code 2")
+    func wrongPINs() async throws {
+        let harness = try MonitorHarness()
+        let connection = try await harness.connect(listener)
+        var pairing = PINPairingListener(local: LocalDevice(listener, name: "L"),
+                                         monitorId: harness.monitor.deviceId.uuidString.lowercased(),
+                                         monitorFingerprint: connection.peer.fingerprint)
+        try await connection.send(.pinPairingInit(pairing.start()))
+        var frames = connection.inbound.makeAsyncIterator()
+        _ = try pairing.handle(try #require(try await connection.nextMessage(&frames)))
+        var remaining: [Int] = []
+        for attempt in 0..<3 {
+            try await connection.send(.pinSubmit(try pairing.submit(pin: "00000\(attempt)")))
+            let reply = try #require(try await connection.nextMessage(&frames))
+            guard case .pairRejected(let rejection) = reply else {
+                Issue.record("expected PAIR_REJECTED, got \(reply)")
+                return
+            }
+            #expect(rejection.reason == .invalidPIN)
+            remaining.append(rejection.attemptsRemaining ?? -1)
+            if attempt < 2 {
+                _ = try pairing.handle(reply)
+                _ = try pairing.handle(try #require(try await connection.nextMessage(&frames)))  // the fresh PIN_REQUIRED
+            }
+        }
+        #expect(remaining == [2, 1, 0])
+        #expect(try await connection.nextMessage(&frames) == nil)
+        #expect(await connection.closed() == .peerApplication(code: 2, reason: ""))
+        #expect(try harness.database.trustedListeners().isEmpty)
+        #expect(try harness.database.pinPairingFailures() == 1, "the failed session is counted and persisted")
+        await harness.stop()
+    }
+
+    @Test("QR pairing succeeds once; the same token replayed from another connection is refused")
+    func qrPairingAndReplay() async throws {
+        let harness = try MonitorHarness()
+        let payload = await harness.service.showQR()
+        let client = try QRPairingClient(qrText: payload.qrText, local: LocalDevice(listener, name: "Phone"))
+        let connection = try await harness.connect(listener)
+        try await connection.send(.pairRequest(client.request()))
+        var frames = connection.inbound.makeAsyncIterator()
+        let trustedMonitor = try client.complete(with: try #require(try await connection.nextMessage(&frames)))
+        #expect(trustedMonitor.fingerprint == harness.monitor.fingerprint)
+
+        let replay = try await harness.connect(listener)
+        try await replay.send(.pairRequest(client.request()))
+        var replayFrames = replay.inbound.makeAsyncIterator()
+        #expect(try await replay.nextMessage(&replayFrames) == .pairRejected(PairRejected(reason: .invalidToken)))
+        #expect(await replay.closed() == .peerApplication(code: 2, reason: ""))
+        await harness.stop()
+    }
+
+    @Test("a noise event reaches trusted listeners only; EVENTS_SINCE replays what was missed, marked replayed")
+    func noiseAndReplay() async throws {
+        let harness = try MonitorHarness()
+        let trusted = try await pairByPIN(harness)
+        let stranger = try await harness.connect(try DeviceIdentity.generate(now: Date()))
+        let first = try await harness.service.reportNoise(NoiseDetection(offsetMs: 600, peakLevel: 84, durationMs: 600))
+        let second = try await harness.service.reportNoise(NoiseDetection(offsetMs: 9000, peakLevel: 90, durationMs: 600))
+        #expect(second.seq == first.seq + 1)
+        var frames = trusted.inbound.makeAsyncIterator()
+        #expect(try await trusted.nextMessage(&frames) == .noiseEvent(first))
+        #expect(try await trusted.nextMessage(&frames) == .noiseEvent(second))
+
+        try await trusted.send(.eventsSince(EventsSince(afterSeq: first.seq)))
+        var replayed = second
+        replayed.replayed = true
+        #expect(try await trusted.nextMessage(&frames) == .noiseEvent(replayed))
+
+        // The untrusted connection got nothing; its first message is refused.
+        try await stranger.send(.eventsSince(EventsSince(afterSeq: 0)))
+        var strangerFrames = stranger.inbound.makeAsyncIterator()
+        guard case .error(let error)? = try await stranger.nextMessage(&strangerFrames) else {
+            Issue.record("expected ERROR for the untrusted listener")
+            return
+        }
+        #expect(error.errorCode == .unauthorized)
+        await harness.stop()
+    }
+
+    @Test("a listener revoked by another process is disconnected with UNAUTHORIZED within a second")
+    func revocationFromAnotherProcess() async throws {
+        let directory = try Subprocess.temporaryDirectory("monitor-revoke")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let harness = try MonitorHarness(database: try CribCallDatabase(directory: directory))
+        let connection = try await pairByPIN(harness)
+        let listenerId = listener.deviceId.uuidString.lowercased()
+
+        let otherProcess = try CribCallDatabase(directory: directory)  // e.g. `cribcall listeners revoke`
+        #expect(try otherProcess.revokeListener(id: listenerId))
+        var frames = connection.inbound.makeAsyncIterator()
+        guard case .error(let error)? = try await connection.nextMessage(&frames) else {
+            Issue.record("expected ERROR UNAUTHORIZED")
+            return
+        }
+        #expect(error.errorCode == .unauthorized)
+        #expect(await connection.closed() == .peerApplication(code: 2, reason: ""))
+        #expect(await harness.event { $0 == .listenerRevoked(listenerId: listenerId) } != nil)
+        await harness.stop()
+    }
+
+    @Test("UNPAIR forgets the listener and answers UNPAIRED")
+    func unpair() async throws {
+        let harness = try MonitorHarness()
+        let connection = try await pairByPIN(harness)
+        let listenerId = listener.deviceId.uuidString.lowercased()
+        try await connection.send(.unpair(Unpair(listenerId: listenerId)))
+        var frames = connection.inbound.makeAsyncIterator()
+        #expect(try await connection.nextMessage(&frames) == .unpaired(Unpaired(listenerId: listenerId)))
+        #expect(try harness.database.trustedListeners().isEmpty)
+        await harness.stop()
+    }
+}
