@@ -109,17 +109,26 @@ let package = Package(
         .target(
             name: "CribCallMonitor",
             dependencies: [
-                "ControlTransport", "CribCallControl", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
-                "SoundDetection",
+                "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallProtocol", "CribCallStore",
+                "DeviceIdentity", "SoundDetection",
             ],
             exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "CribCallListener",
+            dependencies: ["ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity"],
             swiftSettings: swiftSettings
         ),
 
         // MARK: executables (argument parsing only)
         .executableTarget(
             name: "cribcall",
-            dependencies: ["CanonicalJSON", "DeviceIdentity", "DeviceIdentityStore", "SoundDetection", argumentParser],
+            dependencies: [
+                "CanonicalJSON", "CribCallMonitor", "CribCallStore", "DeviceIdentity", "DeviceIdentityStore", "QUIC",
+                "SoundDetection", argumentParser,
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -213,6 +222,14 @@ let package = Package(
             dependencies: [
                 "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
                 "SoundDetection", "TestSupport", nioCore,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CribCallListenerTests",
+            dependencies: [
+                "CribCallListener", "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore",
+                "DeviceIdentity", "SoundDetection", "TestSupport",
             ],
             swiftSettings: swiftSettings
         ),

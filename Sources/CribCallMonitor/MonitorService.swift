@@ -56,10 +56,12 @@ public actor MonitorService {
     private var monitorId: String { identity.deviceId.uuidString.lowercased() }
 
     /// Serves until the transport stops accepting connections (then every session has ended).
-    public func run() async {
+    /// - Parameter showingQR: Show a pairing QR code right after announcing `ready`.
+    public func run(showingQR: Bool = false) async {
         let settings = (try? database.monitorSettings()) ?? .defaults
         emit.yield(.ready(monitorId: monitorId, monitorName: settings.monitorName,
                           certFingerprint: identity.fingerprint.hex, port: transport.port))
+        if showingQR { showQR() }
         let watcher = Task { [weak self] in await self?.watchForRevocations() }
         await withDiscardingTaskGroup { group in
             for await connection in transport.connections {

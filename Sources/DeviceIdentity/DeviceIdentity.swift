@@ -163,6 +163,18 @@ public struct DeviceIdentity: Sendable {
         (try? derBytes(of: publicKey)) ?? []
     }
 
+    /// Reads the device id certified by a DER certificate (e.g. the one a peer presented in TLS).
+    /// - Throws: `DeviceIdentityError.invalidCertificate` if it does not parse or carries no `cribcall:` URI.
+    public static func deviceId(ofCertificateDER der: [UInt8]) throws(DeviceIdentityError) -> UUID {
+        let certificate: Certificate
+        do {
+            certificate = try Certificate(derEncoded: der)
+        } catch {
+            throw DeviceIdentityError(.invalidCertificate, "the peer certificate is not valid X.509")
+        }
+        return try deviceId(of: certificate)
+    }
+
     /// Reads the device id certified by a certificate from its SAN URI, and checks the CN agrees.
     /// - Throws: `DeviceIdentityError.invalidCertificate` if there is not exactly one `cribcall:` URI holding a UUID.
     public static func deviceId(of certificate: Certificate) throws(DeviceIdentityError) -> UUID {

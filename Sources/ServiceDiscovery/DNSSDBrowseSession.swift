@@ -14,6 +14,10 @@ final class DNSSDBrowseSession: @unchecked Sendable {
     private var lookups: [DiscoveryMerger.InstanceKey: InstanceLookup] = [:]
     private var merger = DiscoveryMerger()
     private var stopped = false
+    /// Monitors whose last instance went away, reported as lost unless they come back within `lostGrace` (a
+    /// rename withdraws the old instance name before the new one is probed and announced).
+    private var pendingLost: [String: DispatchWorkItem] = [:]
+    private let lostGrace: Duration
 
     /// The dns_sd operations following one service instance.
     private final class InstanceLookup {
@@ -35,8 +39,13 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         }
     }
 
-    init(queue: DispatchQueue, continuation: AsyncThrowingStream<DiscoveryEvent, any Error>.Continuation) {
+    init(
+        queue: DispatchQueue,
+        lostGrace: Duration,
+        continuation: AsyncThrowingStream<DiscoveryEvent, any Error>.Continuation
+    ) {
         self.queue = queue
+        self.lostGrace = lostGrace
         self.continuation = continuation
     }
 
@@ -66,6 +75,8 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         browses = []
         for lookup in lookups.values { lookup.cancel() }
         lookups = [:]
+        for item in pendingLost.values { item.cancel() }
+        pendingLost = [:]
     }
 
     private func fail(_ error: ServiceDiscoveryError) {
@@ -74,7 +85,23 @@ final class DNSSDBrowseSession: @unchecked Sendable {
     }
 
     private func emit(_ events: [DiscoveryEvent]) {
-        for event in events { continuation.yield(event) }
+        for event in events {
+            switch event {
+            case .lost(let monitorId):
+                let item = DispatchWorkItem { [weak self] in
+                    guard let self, self.pendingLost.removeValue(forKey: monitorId) != nil else { return }
+                    self.continuation.yield(event)
+                }
+                pendingLost[monitorId] = item
+                let milliseconds = Int(lostGrace.components.seconds * 1000 + lostGrace.components.attoseconds / 1_000_000_000_000_000)
+                queue.asyncAfter(deadline: .now() + .milliseconds(milliseconds), execute: item)
+            case .found(let monitor) where pendingLost[monitor.monitorId] != nil:
+                pendingLost.removeValue(forKey: monitor.monitorId)?.cancel()
+                continuation.yield(.updated(monitor))
+            default:
+                continuation.yield(event)
+            }
+        }
     }
 
     private func handleBrowse(_ reply: DNSSDReply, _ serviceType: String) {

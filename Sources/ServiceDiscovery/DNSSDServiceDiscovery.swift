@@ -18,9 +18,15 @@ public final class DNSSDServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
     static let registrationTimeout: Duration = .seconds(20)
 
     let queue = DispatchQueue(label: "ServiceDiscovery.DNSSD")
+    private let lostGracePeriod: Duration
 
     /// Creates the adapter. Nothing talks to the daemon until the first advertise or browse.
-    public init() {}
+    ///
+    /// - Parameter lostGracePeriod: How long a browser waits before reporting a vanished monitor as lost; a
+    ///   monitor that reappears within it (e.g. renamed: new instance name) is reported as updated instead.
+    public init(lostGracePeriod: Duration = .seconds(3)) {
+        self.lostGracePeriod = lostGracePeriod
+    }
 
     public func advertise(
         _ advertisement: MonitorAdvertisement
@@ -32,7 +38,7 @@ public final class DNSSDServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
 
     public func browse() -> AsyncThrowingStream<DiscoveryEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<DiscoveryEvent, any Error>.makeStream()
-        let session = DNSSDBrowseSession(queue: queue, continuation: continuation)
+        let session = DNSSDBrowseSession(queue: queue, lostGrace: lostGracePeriod, continuation: continuation)
         continuation.onTermination = { [queue] _ in
             queue.async { session.stop() }
         }

@@ -2,10 +2,10 @@ import ArgumentParser
 
 /// `cribcall`: the CribCall command-line entry point. Argument parsing only; the work is in the modules.
 @main
-struct CribCall: ParsableCommand {
+struct CribCall: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cribcall",
         abstract: "CribCall: a LAN-only baby monitor with no cloud.",
-        subcommands: [IdentityCommand.self, CanonicalizeCommand.self, DetectCommand.self]
+        subcommands: [MonitorCommand.self, IdentityCommand.self, CanonicalizeCommand.self, DetectCommand.self]
     )
 }

@@ -1,0 +1,15 @@
+public import CribCallProtocol
+
+/// What the listener reports to its user (terminal text or `--json` lines).
+public enum ListenerEvent: Sendable, Hashable {
+    /// Connected (or reconnected) to a paired monitor.
+    case connected(monitorId: String, monitorName: String, address: String)
+    /// A noise alert (live or replayed after a link loss).
+    case noise(monitorId: String, monitorName: String, event: NoiseEvent)
+    /// Nothing heard from the monitor for 15 s: the parent must be told.
+    case linkLost(monitorId: String, monitorName: String, reason: String)
+    /// The monitor is back after a link loss.
+    case linkRestored(monitorId: String, monitorName: String)
+    /// The monitor no longer trusts this listener (revoked or unpaired there).
+    case unauthorized(monitorId: String, monitorName: String, message: String)
+}

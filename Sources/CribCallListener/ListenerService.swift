@@ -1,0 +1,209 @@
+public import ControlTransport
+import CribCallProtocol
+public import CribCallStore
+public import DeviceIdentity
+import Foundation
+import Synchronization
+
+/// The listener app (seed use cases 2–4; PROTOCOL.md §5–8): pairs with monitors by PIN or QR code, then keeps a
+/// control connection to every paired monitor — PING every 5 s, link lost after 15 s of silence, reconnect with
+/// backoff (0.5 s … 10 s), then EVENTS_SINCE so no alert is lost.
+public actor ListenerService {
+    /// Errors a person can act on.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let identity: DeviceIdentity
+    private let name: String
+    private let database: CribCallDatabase
+    private let connector: any ControlConnector
+
+    /// Keep-alive interval and silence that counts as a lost link.
+    public var pingInterval: Duration = .seconds(5)
+    public var linkTimeout: Duration = .seconds(15)
+
+    public init(identity: DeviceIdentity, name: String, database: CribCallDatabase, connector: any ControlConnector) {
+        self.identity = identity
+        self.name = name
+        self.database = database
+        self.connector = connector
+    }
+
+    /// Test hook: shorter keep-alive timings.
+    public func setTimings(ping: Duration, linkTimeout: Duration) {
+        pingInterval = ping
+        self.linkTimeout = linkTimeout
+    }
+
+    private var local: LocalDevice { LocalDevice(identity, name: name) }
+
+    // MARK: pairing
+
+    /// Pairs by PIN with the monitor at `host:port` whose certificate fingerprint is `fingerprint` (from discovery or
+    /// the monitor's screen). `pin` is asked for once the monitor shows its PIN, and again after a wrong one.
+    public func pairWithPIN(
+        host: String,
+        port: Int,
+        fingerprint: CertificateFingerprint,
+        pin: @Sendable (_ attemptsRemaining: Int) async -> String?
+    ) async throws -> TrustedMonitorRecord {
+        let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: fingerprint)
+        defer { Task { await connection.close(code: 0) } }
+        // The monitor's id comes from the certificate it proved in TLS, not from a claim.
+        let monitorId = try DeviceIdentity.deviceId(ofCertificateDER: connection.peer.certificateDER).uuidString.lowercased()
+        var pairing = PINPairingListener(local: local, monitorId: monitorId, monitorFingerprint: connection.peer.fingerprint)
+        try await connection.send(.pinPairingInit(pairing.start()))
+        var frames = connection.inbound.makeAsyncIterator()
+        while let frame = try await frames.next() {
+            switch try pairing.handle(try ControlMessageCodec.decode(payload: frame)) {
+            case .enterPIN(_, let attemptsRemaining):
+                guard let typed = await pin(attemptsRemaining) else { throw Failure(description: "pairing cancelled") }
+                try await connection.send(.pinSubmit(try pairing.submit(pin: typed)))
+            case .tryAgain:
+                continue
+            case .paired(let monitor):
+                return try database.trustMonitor(monitor, name: monitorName(host: host), host: host, port: port,
+                                                 at: Date())
+            }
+        }
+        throw Failure(description: "the monitor closed the connection during pairing (\(await connection.closed()))")
+    }
+
+    /// Pairs with the monitor whose QR code text is `qrText`, reached at `host:port` (default: the QR's port).
+    public func pairWithQR(qrText: String, host: String, port: Int? = nil) async throws -> TrustedMonitorRecord {
+        let client = try QRPairingClient(qrText: qrText, local: local)
+        let target = port ?? client.payload.service.defaultPort
+        let connection = try await connector.connect(host: host, port: target, pinnedFingerprint: client.pinnedFingerprint)
+        defer { Task { await connection.close(code: 0) } }
+        try await connection.send(.pairRequest(client.request()))
+        var frames = connection.inbound.makeAsyncIterator()
+        guard let reply = try await frames.next() else {
+            throw Failure(description: "the monitor closed the connection without answering")
+        }
+        let monitor = try client.complete(with: try ControlMessageCodec.decode(payload: reply))
+        return try database.trustMonitor(monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
+    }
+
+    private func monitorName(host: String) -> String { "Monitor at \(host)" }
+
+    // MARK: listening
+
+    /// Connects to every paired monitor and reports alerts until the task is cancelled.
+    public func listen() -> AsyncStream<ListenerEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ListenerEvent.self)
+        let monitors = (try? database.trustedMonitors()) ?? []
+        let task = Task {
+            await withDiscardingTaskGroup { group in
+                for monitor in monitors {
+                    group.addTask { await self.follow(monitor, report: continuation) }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Keeps one monitor connected, with reconnection and replay, until cancelled or unauthorized.
+    private func follow(_ monitor: TrustedMonitorRecord, report: AsyncStream<ListenerEvent>.Continuation) async {
+        guard let host = monitor.lastKnownHost, let port = monitor.lastKnownPort else {
+            report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name,
+                                   reason: "no known address; pair again or use discovery"))
+            return
+        }
+        var backoff: Duration = .milliseconds(500)
+        var lost = false
+        while !Task.isCancelled {
+            do {
+                let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: monitor.fingerprint)
+                backoff = .milliseconds(500)
+                report.yield(lost ? .linkRestored(monitorId: monitor.monitorId, monitorName: monitor.name)
+                                  : .connected(monitorId: monitor.monitorId, monitorName: monitor.name,
+                                               address: "\(host):\(port)"))
+                lost = false
+                let outcome = await session(connection, monitor: monitor, report: report)
+                if case .unauthorized = outcome { return }
+                lost = true
+                report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: outcome.reason))
+            } catch ControlTransportError.fingerprintMismatch(let expected, let actual) {
+                report.yield(.unauthorized(monitorId: monitor.monitorId, monitorName: monitor.name,
+                                           message: "\(ControlTransportError.fingerprintMismatch(expected: expected, actual: actual))"))
+                return
+            } catch {
+                if !lost {
+                    lost = true
+                    report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: "\(error)"))
+                }
+            }
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, .seconds(10))
+        }
+    }
+
+    private enum SessionOutcome {
+        case lost(String)
+        case unauthorized
+        var reason: String {
+            switch self {
+            case .lost(let reason): reason
+            case .unauthorized: "unauthorized"
+            }
+        }
+    }
+
+    /// One connected period: replay, then alerts, with keep-alive.
+    private func session(
+        _ connection: any ControlConnection,
+        monitor: TrustedMonitorRecord,
+        report: AsyncStream<ListenerEvent>.Continuation
+    ) async -> SessionOutcome {
+        let lastHeard = LastHeard()
+        let ping = pingInterval
+        let timeout = linkTimeout
+        let keepAlive = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: ping)
+                if lastHeard.silence > timeout {
+                    await connection.close(code: 0)
+                    return
+                }
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                try? await connection.send(.ping(Ping(timestamp: now)))
+            }
+        }
+        defer { keepAlive.cancel() }
+        do {
+            let since = (try? database.lastSeq(monitorId: monitor.monitorId)) ?? 0
+            try await connection.send(.eventsSince(EventsSince(afterSeq: since)))
+            for try await frame in connection.inbound {
+                lastHeard.touch()
+                switch try ControlMessageCodec.decode(payload: frame) {
+                case .noiseEvent(let event):
+                    let last = (try? database.lastSeq(monitorId: monitor.monitorId)) ?? 0
+                    guard event.seq > last else { continue }  // already shown (replay overlap)
+                    try? database.recordReceived(seq: event.seq, from: monitor.monitorId)
+                    report.yield(.noise(monitorId: monitor.monitorId, monitorName: monitor.name, event: event))
+                case .error(let error) where error.errorCode == .unauthorized:
+                    report.yield(.unauthorized(monitorId: monitor.monitorId, monitorName: monitor.name,
+                                               message: error.message))
+                    return .unauthorized
+                default:
+                    continue
+                }
+            }
+        } catch {
+            return .lost("\(error)")
+        }
+        let reason = await connection.closed()
+        if case .peerApplication(2, _) = reason { return .unauthorized }
+        return .lost(lastHeard.silence > timeout ? "no answer for \(timeout)" : "\(reason)")
+    }
+}
+
+/// When the monitor was last heard from (shared by the reader and the keep-alive task).
+final class LastHeard: Sendable {
+    private let instant = Synchronization.Mutex(ContinuousClock.now)
+    func touch() { instant.withLock { $0 = .now } }
+    var silence: Duration { instant.withLock { ContinuousClock.now - $0 } }
+}

@@ -1,0 +1,38 @@
+public import CanonicalJSON
+import CribCallProtocol
+
+extension MonitorEvent {
+    /// The `--json` line of this event: one object with `"event"` (names as in the contract).
+    public var json: JSONValue {
+        func number(_ value: some BinaryInteger) -> JSONValue { .number(Double(value)) }
+        switch self {
+        case .ready(let monitorId, let monitorName, let certFingerprint, let port):
+            return ["event": "ready", "monitorId": .string(monitorId), "monitorName": .string(monitorName),
+                    "certFingerprint": .string(certFingerprint), "port": number(port)]
+        case .qr(let payload, let text):
+            let object = (try? JSONValueEncoder().encode(payload)) ?? .null
+            return ["event": "qr", "payload": object, "text": .string(text)]
+        case .pin(let pin, let pairingSessionId, let expiresInSec):
+            return ["event": "pin", "pin": .string(pin), "pairingSessionId": .string(pairingSessionId),
+                    "expiresInSec": number(expiresInSec)]
+        case .pinHidden:
+            return ["event": "pin_hidden"]
+        case .paired(let listenerId, let listenerName, let certFingerprint, let method):
+            return ["event": "paired", "listenerId": .string(listenerId), "listenerName": .string(listenerName),
+                    "certFingerprint": .string(certFingerprint), "method": .string(method)]
+        case .pairingFailed(let reason):
+            return ["event": "pairing_failed", "reason": .string(reason)]
+        case .noise(let seq, let eventId, let peakLevel, let timestamp):
+            return ["event": "noise", "seq": number(seq), "eventId": .string(eventId), "peakLevel": number(peakLevel),
+                    "timestamp": number(timestamp)]
+        case .listenerConnected(let certFingerprint, let listenerId, let trusted):
+            return ["event": "listener_connected", "certFingerprint": .string(certFingerprint),
+                    "listenerId": listenerId.map { .string($0) } ?? .null, "trusted": .bool(trusted)]
+        case .listenerDisconnected(let certFingerprint, let listenerId, let reason):
+            return ["event": "listener_disconnected", "certFingerprint": .string(certFingerprint),
+                    "listenerId": listenerId.map { .string($0) } ?? .null, "reason": .string(reason)]
+        case .listenerRevoked(let listenerId):
+            return ["event": "listener_revoked", "listenerId": .string(listenerId)]
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import CanonicalJSON
+import CribCallMonitor
+import CribCallStore
+import DeviceIdentity
+import DeviceIdentityStore
+import Foundation
+import QUIC
+import SoundDetection
+
+/// `cribcall monitor`: the baby-room device. Wiring and printing only; the work is in MonitorService.
+struct MonitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract: "Run the monitor: listen for sound, alert paired listeners, pair new ones.",
+        discussion: """
+            Listeners pair by PIN (they ask; the PIN appears here) or by QR code (--qr). Noise events go to every \
+            connected paired listener. Stop with Ctrl-C.
+            """
+    )
+
+    @Option(help: "The monitor's name (saved in the settings).")
+    var name: String?
+
+    @Option(name: .long, help: "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall).")
+    var dataDir: String?
+
+    @Option(help: "UDP port of the control channel.")
+    var port = 48080
+
+    @Option(help: "Address to listen on (default: all interfaces, IPv6 and IPv4).")
+    var host = "::"
+
+    @Option(help: "Audio source: test:cry (a 3 s cry every 10 s) or test:silence.")
+    var audioSource = "test:cry"
+
+    @Flag(help: "Show a pairing QR code (its JSON) at start.")
+    var qr = false
+
+    @Flag(help: "Print one JSON object per line instead of text.")
+    var json = false
+
+    func run() async throws {
+        guard let source = TestAudioSource(source: audioSource) else {
+            throw ValidationError(
+                "audio source '\(audioSource)' is not available yet: capture through GStreamer arrives with live "
+                    + "streaming; use test:cry or test:silence")
+        }
+        let directory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? DataDirectory.defaultURL(product: "cribcall")
+        let identity: DeviceIdentity
+        let database: CribCallDatabase
+        do {
+            identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
+            database = try CribCallDatabase(directory: directory)
+            if let name {
+                _ = try database.updateMonitorSettings { $0.monitorName = name }
+            }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let listener: QUICListener
+        do {
+            listener = try await QUICListener.bind(host: host, port: port, identity: identity)
+        } catch {
+            throw ValidationError("\(error) — is another monitor running on port \(port)? Choose one with --port.")
+        }
+        let service = try MonitorService(identity: identity, database: database, transport: listener)
+        let output = Output(json: json)
+        let printer = Task { for await event in service.events { output.print(event) } }
+        let stop = ShutdownSignals { await listener.shutdown() }
+        let settings = try database.monitorSettings()
+        let detection = Task {
+            try await DetectionLoop.run(source: source, configuration: settings.detectorConfiguration) { detection in
+                _ = try? await service.reportNoise(detection)
+            }
+        }
+        await service.run(showingQR: qr)
+        detection.cancel()
+        await printer.value
+        _ = stop
+    }
+
+    /// Prints monitor events as text or JSON lines, flushing each line.
+    struct Output: Sendable {
+        let json: Bool
+
+        func print(_ event: MonitorEvent) {
+            let line = json ? event.json.canonicalString : text(event)
+            guard let line else { return }
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+
+        func text(_ event: MonitorEvent) -> String? {
+            switch event {
+            case .ready(_, let name, let fingerprint, let port):
+                return "Monitor \"\(name)\" is listening on UDP port \(port).\n"
+                    + "  Certificate fingerprint: \(fingerprint)\n"
+                    + "  Listeners pair with: cribcall pair --pin --address HOST:\(port) --fingerprint \(fingerprint)"
+            case .qr(_, let text):
+                return "Pairing QR code (valid 5 minutes) — scan it, or pass this to `cribcall pair --qr`:\n  \(text)"
+            case .pin(let pin, _, let seconds):
+                return "PIN for pairing: \(pin.prefix(3)) \(pin.suffix(3))   (enter it on the listener within \(seconds) s)"
+            case .pinHidden:
+                return nil
+            case .paired(_, let name, _, let method):
+                return "Paired \"\(name)\" by \(method == "qr" ? "QR code" : "PIN")."
+            case .pairingFailed(let reason):
+                return "Pairing failed: \(reason)."
+            case .noise(let seq, _, let peak, _):
+                return "Noise #\(seq): peak level \(peak) — alert sent to connected listeners."
+            case .listenerConnected(let fingerprint, let id, let trusted):
+                return trusted ? "Listener \(id ?? fingerprint) connected." : "An unpaired device connected (pairing only)."
+            case .listenerDisconnected(let fingerprint, let id, _):
+                return "Listener \(id ?? fingerprint) disconnected."
+            case .listenerRevoked(let id):
+                return "Listener \(id) was revoked and disconnected."
+            }
+        }
+    }
+}
+
+/// Runs `action` once on SIGINT or SIGTERM.
+///
+/// `@unchecked Sendable`: `sources` is set once in `init` and never mutated; the dispatch sources only need to stay
+/// alive, which this object ensures.
+final class ShutdownSignals: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ action: @escaping @Sendable () async -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Task { await action() } }
+            source.resume()
+            return source
+        }
+    }
+}

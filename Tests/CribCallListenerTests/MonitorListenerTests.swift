@@ -1,0 +1,121 @@
+import ControlTransport
+import CribCallListener
+import CribCallMonitor
+import CribCallProtocol
+import CribCallStore
+import DeviceIdentity
+import Foundation
+import SoundDetection
+import Synchronization
+import Testing
+import TestSupport
+
+/// The monitor and listener services against each other, over the in-memory transport: what a parent sees.
+@Suite("Monitor and listener services, end to end without sockets")
+struct MonitorListenerTests {
+    final class Recorder<Event: Sendable>: Sendable {
+        private let events = Mutex<[Event]>([])
+        var all: [Event] { events.withLock { $0 } }
+        func append(_ event: Event) { events.withLock { $0.append(event) } }
+
+        func wait(timeout: Duration = .seconds(10), for predicate: (Event) -> Bool) async -> Event? {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if let match = all.first(where: predicate) { return match }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }
+    }
+
+    struct Monitor {
+        let service: MonitorService
+        let listener: InMemoryListener
+        let run: Task<Void, Never>
+        let events: Recorder<MonitorEvent>
+    }
+
+    func startMonitor(_ network: InMemoryNetwork, identity: DeviceIdentity, database: CribCallDatabase) throws -> Monitor {
+        let transport = network.listen(port: 48080, identity: PeerCertificate(identity: identity))
+        let service = try MonitorService(identity: identity, database: database, transport: transport)
+        let events = Recorder<MonitorEvent>()
+        let run = Task {
+            async let served: Void = service.run()
+            for await event in service.events { events.append(event) }
+            await served
+        }
+        return Monitor(service: service, listener: transport, run: run, events: events)
+    }
+
+    @Test("pair by PIN, receive an alert, lose the link, get the missed alerts replayed once, then be revoked")
+    func parentStory() async throws {
+        let network = InMemoryNetwork()
+        let monitorIdentity = try DeviceIdentity.generate(now: Date())
+        let monitorDatabase = try CribCallDatabase.inMemory()
+        var monitor = try startMonitor(network, identity: monitorIdentity, database: monitorDatabase)
+
+        let listenerIdentity = try DeviceIdentity.generate(now: Date())
+        let listenerDatabase = try CribCallDatabase.inMemory()
+        let listener = ListenerService(identity: listenerIdentity, name: "Dad’s laptop", database: listenerDatabase,
+                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        await listener.setTimings(ping: .milliseconds(100), linkTimeout: .milliseconds(400))
+
+        // Pairing: the listener types the PIN the monitor shows.
+        let events = monitor.events
+        let paired = try await listener.pairWithPIN(host: "nursery", port: 48080, fingerprint: monitorIdentity.fingerprint) { _ in
+            let shown = await events.wait { if case .pin = $0 { true } else { false } }
+            if case .pin(let pin, _, _)? = shown { return pin }
+            return nil
+        }
+        #expect(paired.fingerprint == monitorIdentity.fingerprint)
+        #expect(paired.monitorId == monitorIdentity.deviceId.uuidString.lowercased(), "id from the TLS certificate")
+
+        // Listening: a live alert.
+        let heard = Recorder<ListenerEvent>()
+        let listening = Task { for await event in await listener.listen() { heard.append(event) } }
+        #expect(await heard.wait { if case .connected = $0 { true } else { false } } != nil)
+        let live = try await monitor.service.reportNoise(NoiseDetection(offsetMs: 600, peakLevel: 84, durationMs: 600))
+        #expect(await heard.wait { if case .noise(_, _, let event) = $0 { event.seq == live.seq } else { false } } != nil)
+
+        // The link goes down (monitor restarts); alerts during the outage are logged there.
+        await monitor.listener.shutdown()
+        await monitor.run.value
+        #expect(await heard.wait { if case .linkLost = $0 { true } else { false } } != nil)
+        let during1 = try await monitor.service.reportNoise(NoiseDetection(offsetMs: 1, peakLevel: 70, durationMs: 600))
+        let during2 = try await monitor.service.reportNoise(NoiseDetection(offsetMs: 2, peakLevel: 71, durationMs: 600))
+        monitor = try startMonitor(network, identity: monitorIdentity, database: monitorDatabase)
+        #expect(await heard.wait { if case .linkRestored = $0 { true } else { false } } != nil)
+        _ = await heard.wait { if case .noise(_, _, let event) = $0 { event.seq == during2.seq } else { false } }
+        let alerts = heard.all.compactMap { event -> NoiseEvent? in
+            if case .noise(_, _, let noise) = event { return noise } else { return nil }
+        }
+        #expect(alerts.map(\.seq) == [live.seq, during1.seq, during2.seq], "every alert once, in order")
+        #expect(alerts.dropFirst().allSatisfy { $0.replayed == true })
+
+        // Revocation on the monitor: the listener is told.
+        _ = try monitorDatabase.revokeListener(id: listenerIdentity.deviceId.uuidString.lowercased())
+        await monitor.service.reloadTrust()
+        #expect(await heard.wait { if case .unauthorized = $0 { true } else { false } } != nil)
+
+        listening.cancel()
+        await monitor.listener.shutdown()
+        await monitor.run.value
+    }
+
+    @Test("QR pairing stores the monitor with the QR's name and port")
+    func qrPairing() async throws {
+        let network = InMemoryNetwork()
+        let monitorIdentity = try DeviceIdentity.generate(now: Date())
+        let monitor = try startMonitor(network, identity: monitorIdentity, database: try CribCallDatabase.inMemory())
+        let payload = await monitor.service.showQR(port: 48080)
+        let listenerIdentity = try DeviceIdentity.generate(now: Date())
+        let database = try CribCallDatabase.inMemory()
+        let listener = ListenerService(identity: listenerIdentity, name: "Phone", database: database,
+                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let record = try await listener.pairWithQR(qrText: payload.qrText, host: "nursery")
+        #expect(record.fingerprint == monitorIdentity.fingerprint && record.lastKnownPort == 48080)
+        #expect(try database.trustedMonitors().count == 1)
+        await monitor.listener.shutdown()
+        await monitor.run.value
+    }
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Independent mDNS/DNS-SD peer for the ServiceDiscovery tests, built on python-zeroconf (pinned in README.md).
+
+It speaks mDNS itself (no Avahi), so tests run it in a network namespace of its own.
+
+  zeroconf_peer.py browse --type _baby-monitor._udp.local. [--type ...] --seconds S
+      one JSON line per add/update/remove, with the resolved TXT and addresses
+  zeroconf_peer.py register --id ID --name NAME --fingerprint FP --port P --address IP
+                            [--type _baby-monitor._udp.local.] [--seconds S]
+      registers (both types by default), prints {"event":"registered"}, then after S seconds (or on SIGTERM)
+      unregisters and prints {"event":"unregistered"}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import socket
+import sys
+import threading
+
+from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
+
+TYPES = ["_baby-monitor._udp.local.", "_baby-monitor._tcp.local."]
+
+
+def emit(**fields: object) -> None:
+    print(json.dumps(fields, sort_keys=True), flush=True)
+
+
+def browse(args: argparse.Namespace) -> None:
+    zc = Zeroconf(ip_version=IPVersion.V4Only)
+
+    def on_change(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        if state_change is ServiceStateChange.Removed:
+            emit(event="remove", type=service_type, name=name)
+            return
+        info = zeroconf.get_service_info(service_type, name, timeout=3000)
+        if info is None:
+            emit(event="unresolved", type=service_type, name=name)
+            return
+        txt = {
+            key.decode("utf-8", "replace"): (value.decode("utf-8", "replace") if value is not None else None)
+            for key, value in info.properties.items()
+        }
+        emit(
+            event="add" if state_change is ServiceStateChange.Added else "update",
+            type=service_type,
+            name=name,
+            port=info.port,
+            server=info.server,
+            addresses=info.parsed_addresses(),
+            txt=txt,
+        )
+
+    browsers = [ServiceBrowser(zc, service_type, handlers=[on_change]) for service_type in args.type]
+    threading.Event().wait(args.seconds)
+    for browser in browsers:
+        browser.cancel()
+    zc.close()
+    emit(event="done")
+
+
+def register(args: argparse.Namespace) -> None:
+    zc = Zeroconf(ip_version=IPVersion.V4Only)
+    server = args.name.lower().replace(" ", "-") + "-zc.local."
+    infos = [
+        ServiceInfo(
+            service_type,
+            f"{args.name}.{service_type}",
+            addresses=[socket.inet_aton(args.address)],
+            port=args.port,
+            server=server,
+            properties={
+                "monitorId": args.id,
+                "monitorName": args.name,
+                "monitorCertFingerprint": args.fingerprint,
+                "version": "1",
+                "servicePort": str(args.port),
+            },
+        )
+        for service_type in (args.type or TYPES)
+    ]
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    for info in infos:
+        zc.register_service(info)
+    emit(event="registered", name=args.name, server=server)
+    stop.wait(args.seconds)
+    for info in infos:
+        zc.unregister_service(info)
+    zc.close()
+    emit(event="unregistered")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("browse")
+    b.add_argument("--type", action="append", required=True)
+    b.add_argument("--seconds", type=float, default=10)
+    r = sub.add_parser("register")
+    r.add_argument("--id", required=True)
+    r.add_argument("--name", required=True)
+    r.add_argument("--fingerprint", required=True)
+    r.add_argument("--port", type=int, required=True)
+    r.add_argument("--address", required=True)
+    r.add_argument("--type", action="append")
+    r.add_argument("--seconds", type=float, default=3600)
+    args = parser.parse_args()
+    browse(args) if args.command == "browse" else register(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

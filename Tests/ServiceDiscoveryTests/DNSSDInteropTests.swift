@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The real adapter against a real Avahi daemon and an independent mDNS stack (python-zeroconf), each in its own
+/// network namespace. Serialized: each test starts daemons, and the machine is small.
+@Suite(.serialized)
+struct DNSSDInteropTests {
+    static let fingerprint = String(repeating: "5a", count: 32)
+    static let udp = "_baby-monitor._udp.local."
+    static let tcp = "_baby-monitor._tcp.local."
+
+    static func canRun(_ test: String, python: Bool = false) -> Bool {
+        MDNSNetwork.available(for: test) && (!python || InteropPeers.pythonAvailable(for: test))
+    }
+
+    @Test("A Swift advertisement is seen by python-zeroconf under both types with exactly the §10 TXT")
+    func advertisementSeenByZeroconf() async throws {
+        guard Self.canRun("advertisementSeenByZeroconf", python: true) else { return }
+        try await MDNSNetwork.with(avahiIn: ["a"]) { network in
+            let advertiser = try network.probe(network.a, [
+                "advertise", "--id", "monitor-1", "--name", "Nursery", "--fingerprint", Self.fingerprint,
+                "--port", "48080",
+            ])
+            defer { Task { await advertiser.stop() } }
+            let advertised = await advertiser.line { $0.contains("\"advertised\"") }
+            #expect(advertised != nil, "probe: \(advertiser.output) \(advertiser.errorOutput)")
+
+            let browser = try network.zeroconfPeer(network.b, ["browse", "--type", Self.udp, "--type", Self.tcp,
+                                                               "--seconds", "20"])
+            defer { Task { await browser.stop() } }
+            for serviceType in [Self.udp, Self.tcp] {
+                let line = await browser.line { line in
+                    guard let event = jsonObject(line) else { return false }
+                    return event["event"] as? String == "add" && event["type"] as? String == serviceType
+                }
+                let event = try #require(line.flatMap(jsonObject), "zeroconf: \(browser.output) \(browser.errorOutput)")
+                #expect(event["name"] as? String == "Nursery.\(serviceType)")
+                #expect(event["port"] as? Int == 48080)
+                #expect((event["addresses"] as? [String])?.contains(MDNSNetwork.addressA) == true)
+                let txt = try #require(event["txt"] as? [String: String])
+                #expect(txt == [
+                    "monitorId": "monitor-1", "monitorName": "Nursery", "monitorCertFingerprint": Self.fingerprint,
+                    "version": "1", "servicePort": "48080",
+                ])
+            }
+        }
+    }
+
+    @Test("A monitor registered by python-zeroconf is found with its fields and address, then lost")
+    func zeroconfMonitorFoundAndLost() async throws {
+        guard Self.canRun("zeroconfMonitorFoundAndLost", python: true) else { return }
+        try await MDNSNetwork.with(avahiIn: ["a"]) { network in
+            let browser = try network.probe(network.a, ["browse", "--seconds", "40"])
+            defer { Task { await browser.stop() } }
+            let peer = try network.zeroconfPeer(network.b, [
+                "register", "--id", "zc-monitor", "--name", "Guest Room", "--fingerprint", Self.fingerprint,
+                "--port", "4433", "--address", MDNSNetwork.addressB,
+            ])
+            defer { Task { await peer.stop() } }
+            #expect(await peer.line { $0.contains("\"registered\"") } != nil, "zeroconf: \(peer.errorOutput)")
+
+            let found = await browser.line { jsonObject($0)?["event"] as? String == "found" }
+            let event = try #require(found.flatMap(jsonObject), "probe: \(browser.output) \(browser.errorOutput)")
+            #expect(event["monitorId"] as? String == "zc-monitor")
+            #expect(event["monitorName"] as? String == "Guest Room")
+            #expect(event["certFingerprint"] as? String == Self.fingerprint)
+            #expect(event["port"] as? Int == 4433)
+            #expect(event["hosts"] as? [String] == [MDNSNetwork.addressB])
+
+            // Both service types end up merged into the one monitor.
+            let merged = await browser.line { line in
+                (jsonObject(line)?["serviceTypes"] as? [String]) == ["_baby-monitor._tcp", "_baby-monitor._udp"]
+            }
+            #expect(merged != nil, "probe: \(browser.output)")
+            FileHandle.standardError.write(Data("DEBUG browser \(browser.output)\n".utf8))
+
+            let stopped = await peer.stop(grace: .seconds(5))
+            #expect(stopped != nil, "zeroconf: \(peer.output) \(peer.errorOutput)")
+            #expect(peer.output.contains { $0.contains("\"unregistered\"") }, "zeroconf: \(peer.output)")
+            let lost = await browser.line(timeout: .seconds(20)) { jsonObject($0)?["event"] as? String == "lost" }
+            #expect(lost.flatMap(jsonObject)?["monitorId"] as? String == "zc-monitor", "probe: \(browser.output)")
+        }
+    }
+
+    @Test("Renaming an advertised monitor reaches a browser on another host as one updated event")
+    func renameIsUpdated() async throws {
+        guard Self.canRun("renameIsUpdated") else { return }
+        try await MDNSNetwork.with(avahiIn: ["a", "b"]) { network in
+            let browser = try network.probe(network.b, ["browse", "--seconds", "40"])
+            defer { Task { await browser.stop() } }
+            let advertiser = try network.probe(network.a, [
+                "advertise", "--id", "monitor-2", "--name", "Nursery", "--fingerprint", Self.fingerprint,
+                "--port", "48080", "--rename", "Bedroom", "--after", "4",
+            ])
+            defer { Task { await advertiser.stop() } }
+            let found = await browser.line { jsonObject($0)?["event"] as? String == "found" }
+            let event = try #require(found.flatMap(jsonObject), "probe: \(browser.output) \(browser.errorOutput)")
+            #expect(event["monitorName"] as? String == "Nursery")
+            #expect(event["hosts"] as? [String] == [MDNSNetwork.addressA])
+
+            #expect(await advertiser.line(timeout: .seconds(20)) { $0.contains("\"renamed\"") } != nil,
+                    "probe: \(advertiser.output) \(advertiser.errorOutput)")
+            let updated = await browser.line(timeout: .seconds(20)) { line in
+                let event = jsonObject(line)
+                return event?["event"] as? String == "updated" && event?["monitorName"] as? String == "Bedroom"
+            }
+            #expect(updated != nil, "probe: \(browser.output)")
+            // The grace period turns the withdrawn old instance name into that update, never a lost.
+            try await Task.sleep(for: .seconds(4))
+            #expect(!browser.output.contains { jsonObject($0)?["event"] as? String == "lost" }, "\(browser.output)")
+        }
+    }
+
+    @Test("Without an Avahi daemon, advertise and browse fail with daemonNotRunning and say what to do",
+          arguments: [false, true])
+    func noDaemon(withBus: Bool) async throws {
+        guard Self.canRun("noDaemon") else { return }
+        try await MDNSNetwork.with(busIn: withBus ? ["a"] : [], avahiIn: []) { network in
+            for command in [
+                ["advertise", "--id", "m", "--name", "N", "--fingerprint", Self.fingerprint, "--port", "48080"],
+                ["browse", "--seconds", "10"],
+            ] {
+                let probe = try network.probe(network.a, command)
+                defer { Task { await probe.stop() } }
+                #expect(await probe.waitForExit(timeout: .seconds(30)) == 1, "\(probe.output) \(probe.errorOutput)")
+                let error = try #require(probe.output.first.flatMap(jsonObject), "\(probe.errorOutput)")
+                #expect(error["event"] as? String == "error")
+                #expect(error["code"] as? String == "daemonNotRunning")
+                let message = try #require(error["message"] as? String)
+                #expect(message.contains("systemctl start avahi-daemon"))
+                #expect(message.contains("--address HOST:PORT"))
+                #expect(!probe.errorOutput.contains("Bonjour compatibility layer"), "AVAHI_COMPAT_NOWARN was not set")
+            }
+        }
+    }
+}

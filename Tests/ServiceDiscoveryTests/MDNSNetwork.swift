@@ -1,0 +1,193 @@
+import Foundation
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A hermetic two-host LAN for discovery tests: network namespaces A (10.78.0.1) and B (10.78.0.2) joined by a
+/// veth pair, and in the chosen namespaces a private D-Bus system bus (socket in a temp directory) plus an
+/// avahi-daemon bound to it. Nothing touches the host's network, bus or /run: avahi runs in the mount namespace
+/// `ip netns exec` creates, on a private tmpfs /run. Everything is removed again by ``with(avahiIn:_:)``.
+final class MDNSNetwork: Sendable {
+    static let addressA = "10.78.0.1"
+    static let addressB = "10.78.0.2"
+
+    /// The namespace names.
+    let a: String
+    let b: String
+    private let directory: URL
+
+    private init(tag: String, directory: URL) {
+        a = "sd\(tag)a"
+        b = "sd\(tag)b"
+        self.directory = directory
+    }
+
+    /// Why the namespace tests cannot run here, or nil. Root and the Debian tools are required.
+    static func unavailableReason() -> String? {
+        if getuid() != 0 { return "network namespaces need root (CI and `make test` run as root)" }
+        for tool in ["ip", "dbus-daemon", "avahi-daemon", "mount"] where (try? Subprocess.resolve(tool)) == nil {
+            return "\(tool) is not installed: run `make test`, which installs avahi-daemon, dbus and iproute2"
+        }
+        return nil
+    }
+
+    /// Whether a test can run; when it cannot, says so loudly on stderr.
+    static func available(for test: String) -> Bool {
+        guard let reason = unavailableReason() else { return true }
+        FileHandle.standardError.write(Data("WARNING: SKIPPING \(test): \(reason)\n".utf8))
+        return false
+    }
+
+    /// The D-Bus system bus address of namespace `namespace`'s private bus.
+    func busAddress(_ namespace: String) -> String {
+        "unix:path=\(directory.path)/\(namespace)/bus"
+    }
+
+    /// Builds the network, runs `body`, and tears everything down whatever happens.
+    ///
+    /// - Parameters:
+    ///   - busIn: Namespaces that get a private D-Bus system bus (default: those with avahi).
+    ///   - avahiIn: Namespaces that get a private D-Bus and avahi-daemon (by name: "a", "b").
+    static func with(
+        busIn: Set<String>? = nil,
+        avahiIn: Set<String>,
+        _ body: (MDNSNetwork) async throws -> Void
+    ) async throws {
+        let tag = String(UInt32.random(in: 0..<UInt32.max), radix: 16)
+        let network = MDNSNetwork(tag: tag, directory: try Subprocess.temporaryDirectory("mdns"))
+        var daemons: [BackgroundProcess] = []
+        do {
+            try network.createNamespaces()
+            for name in ["a", "b"] where (busIn ?? avahiIn).union(avahiIn).contains(name) {
+                daemons.append(try await network.startBus(name == "a" ? network.a : network.b))
+            }
+            for name in ["a", "b"] where avahiIn.contains(name) {
+                daemons.append(try await network.startAvahi(name == "a" ? network.a : network.b,
+                                                            interface: name == "a" ? network.a : network.b))
+            }
+            try await body(network)
+        } catch {
+            for daemon in daemons.reversed() { await daemon.stop() }
+            network.destroy()
+            throw error
+        }
+        for daemon in daemons.reversed() { await daemon.stop() }
+        network.destroy()
+    }
+
+    struct SetupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private func ip(_ arguments: String...) throws {
+        let result = try Subprocess.run("ip", arguments)
+        guard result.status == 0 else {
+            throw SetupError(description: "ip \(arguments.joined(separator: " ")) failed: \(result.stderrText)")
+        }
+    }
+
+    private func createNamespaces() throws {
+        try ip("netns", "add", a)
+        try ip("netns", "add", b)
+        // The veth ends are named after their namespaces.
+        try ip("link", "add", a, "netns", a, "type", "veth", "peer", "name", b, "netns", b)
+        try ip("-n", a, "addr", "add", "\(Self.addressA)/24", "dev", a)
+        try ip("-n", b, "addr", "add", "\(Self.addressB)/24", "dev", b)
+        for namespace in [a, b] {
+            try ip("-n", namespace, "link", "set", "lo", "up")
+            try ip("-n", namespace, "link", "set", namespace, "up")
+        }
+    }
+
+    private func destroy() {
+        for namespace in [a, b] { _ = try? Subprocess.run("ip", ["netns", "del", namespace]) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func startBus(_ namespace: String) async throws -> BackgroundProcess {
+        let folder = directory.appendingPathComponent(namespace)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let bus = try BackgroundProcess("ip", [
+            "netns", "exec", namespace, "dbus-daemon", "--system", "--nofork", "--nopidfile",
+            "--address=\(busAddress(namespace))",
+        ])
+        let socket = folder.appendingPathComponent("bus").path
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard ContinuousClock.now < deadline, bus.status == nil else {
+                await bus.stop()
+                throw SetupError(description: "dbus-daemon did not start in \(namespace): \(bus.errorOutput)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return bus
+    }
+
+    private func startAvahi(_ namespace: String, interface: String) async throws -> BackgroundProcess {
+        let folder = directory.appendingPathComponent(namespace)
+        let config = folder.appendingPathComponent("avahi-daemon.conf")
+        try """
+            [server]
+            host-name=\(namespace)
+            domain-name=local
+            use-ipv4=yes
+            use-ipv6=no
+            allow-interfaces=\(interface)
+            enable-dbus=yes
+            ratelimit-interval-usec=1000000
+            ratelimit-burst=1000
+            [wide-area]
+            enable-wide-area=no
+            [publish]
+            publish-hinfo=no
+            publish-workstation=no
+            [reflector]
+            enable-reflector=no
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        // avahi-daemon keeps its pid file and socket in /run/avahi-daemon: give it a private /run inside the mount
+        // namespace of `ip netns exec`, so it neither sees nor touches the host's.
+        let avahi = try BackgroundProcess(
+            "ip",
+            [
+                "netns", "exec", namespace, "sh", "-c",
+                "mount -t tmpfs mdns-test /run && mkdir /run/avahi-daemon && exec avahi-daemon --no-drop-root "
+                    + "--no-chroot --no-rlimits --debug -f '\(config.path)'",
+            ],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace)]
+        )
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !avahi.errorOutput.contains("Server startup complete") {
+            guard ContinuousClock.now < deadline, avahi.status == nil else {
+                await avahi.stop()
+                throw SetupError(description: "avahi-daemon did not start in \(namespace): \(avahi.errorOutput)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return avahi
+    }
+
+    /// Starts `mdns-probe` in `namespace`, talking to that namespace's bus.
+    func probe(_ namespace: String, _ arguments: [String]) throws -> BackgroundProcess {
+        try BackgroundProcess(
+            "ip",
+            ["netns", "exec", namespace, try Subprocess.builtProduct("mdns-probe")] + arguments,
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace)]
+        )
+    }
+
+    /// Starts the python-zeroconf peer in `namespace` (it speaks mDNS itself: no avahi needed there).
+    func zeroconfPeer(_ namespace: String, _ arguments: [String]) throws -> BackgroundProcess {
+        guard let python = InteropPeers.python else {
+            throw SetupError(description: "the Python interop venv is missing: run `make test`")
+        }
+        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/mdns/zeroconf_peer.py").path
+        return try BackgroundProcess("ip", ["netns", "exec", namespace, python, "-u", script] + arguments)
+    }
+}
+
+/// Decodes one JSON-lines output line.
+func jsonObject(_ line: String) -> [String: Any]? {
+    (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+}
