@@ -126,8 +126,8 @@ let package = Package(
         .executableTarget(
             name: "cribcall",
             dependencies: [
-                "CanonicalJSON", "CribCallMonitor", "CribCallStore", "DeviceIdentity", "DeviceIdentityStore", "QUIC",
-                "SoundDetection", argumentParser,
+                "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+                "DeviceIdentity", "DeviceIdentityStore", "QUIC", "SoundDetection", argumentParser,
             ],
             swiftSettings: swiftSettings
         ),

@@ -46,6 +46,7 @@ public actor ListenerService {
         host: String,
         port: Int,
         fingerprint: CertificateFingerprint,
+        monitorName: String? = nil,
         pin: @Sendable (_ attemptsRemaining: Int) async -> String?
     ) async throws -> TrustedMonitorRecord {
         let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: fingerprint)
@@ -63,8 +64,8 @@ public actor ListenerService {
             case .tryAgain:
                 continue
             case .paired(let monitor):
-                return try database.trustMonitor(monitor, name: monitorName(host: host), host: host, port: port,
-                                                 at: Date())
+                return try database.trustMonitor(monitor, name: monitorName ?? "Monitor at \(host)", host: host,
+                                                 port: port, at: Date())
             }
         }
         throw Failure(description: "the monitor closed the connection during pairing (\(await connection.closed()))")
@@ -84,8 +85,6 @@ public actor ListenerService {
         let monitor = try client.complete(with: try ControlMessageCodec.decode(payload: reply))
         return try database.trustMonitor(monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
     }
-
-    private func monitorName(host: String) -> String { "Monitor at \(host)" }
 
     // MARK: listening
 

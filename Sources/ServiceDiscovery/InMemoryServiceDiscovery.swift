@@ -70,21 +70,32 @@ public final class InMemoryServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
         }
     }
 
+    /// Reduces one change to at most one event per monitor, as a browser of the real network would report it:
+    /// a rename (lost + found) becomes `updated`, and a monitor appearing under both types is one `found`.
     private static func collapse(_ events: [DiscoveryEvent]) -> [DiscoveryEvent] {
-        var lost: Set<String> = []
-        var result: [DiscoveryEvent] = []
+        var order: [String] = []
+        var first: [String: DiscoveryEvent] = [:]
+        var last: [String: DiscoveryEvent] = [:]
         for event in events {
+            let monitorId: String
             switch event {
-            case .lost(let monitorId):
-                lost.insert(monitorId)
-            case .found(let monitor) where lost.contains(monitor.monitorId):
-                lost.remove(monitor.monitorId)
-                result.append(.updated(monitor))
-            default:
-                result.append(event)
+            case .found(let monitor), .updated(let monitor): monitorId = monitor.monitorId
+            case .lost(let id): monitorId = id
+            }
+            if first[monitorId] == nil {
+                order.append(monitorId)
+                first[monitorId] = event
+            }
+            last[monitorId] = event
+        }
+        return order.compactMap { monitorId in
+            switch (first[monitorId], last[monitorId]) {
+            case (.found?, .updated(let monitor)?): .found(monitor)
+            case (.lost?, .found(let monitor)?), (.lost?, .updated(let monitor)?): .updated(monitor)
+            case (.found?, .lost?): nil
+            case (_, let event): event
             }
         }
-        return result + lost.sorted().map { .lost(monitorId: $0) }
     }
 
     private static func instances(

@@ -6,6 +6,9 @@ struct CribCall: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cribcall",
         abstract: "CribCall: a LAN-only baby monitor with no cloud.",
-        subcommands: [MonitorCommand.self, IdentityCommand.self, CanonicalizeCommand.self, DetectCommand.self]
+        subcommands: [
+            MonitorCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self, CanonicalizeCommand.self,
+            DetectCommand.self,
+        ]
     )
 }

@@ -55,7 +55,7 @@ struct DNSSDInteropTests {
             defer { Task { await browser.stop() } }
             let peer = try network.zeroconfPeer(network.b, [
                 "register", "--id", "zc-monitor", "--name", "Guest Room", "--fingerprint", Self.fingerprint,
-                "--port", "4433", "--address", MDNSNetwork.addressB,
+                "--port", "4433", "--address", MDNSNetwork.addressB, "--seconds", "10",
             ])
             defer { Task { await peer.stop() } }
             #expect(await peer.line { $0.contains("\"registered\"") } != nil, "zeroconf: \(peer.errorOutput)")
@@ -73,10 +73,9 @@ struct DNSSDInteropTests {
                 (jsonObject(line)?["serviceTypes"] as? [String]) == ["_baby-monitor._tcp", "_baby-monitor._udp"]
             }
             #expect(merged != nil, "probe: \(browser.output)")
-            FileHandle.standardError.write(Data("DEBUG browser \(browser.output)\n".utf8))
 
-            let stopped = await peer.stop(grace: .seconds(5))
-            #expect(stopped != nil, "zeroconf: \(peer.output) \(peer.errorOutput)")
+            // The peer unregisters by itself (goodbye packets) after --seconds.
+            #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, "zeroconf: \(peer.errorOutput)")
             #expect(peer.output.contains { $0.contains("\"unregistered\"") }, "zeroconf: \(peer.output)")
             let lost = await browser.line(timeout: .seconds(20)) { jsonObject($0)?["event"] as? String == "lost" }
             #expect(lost.flatMap(jsonObject)?["monitorId"] as? String == "zc-monitor", "probe: \(browser.output)")

@@ -1,0 +1,76 @@
+import ArgumentParser
+import CanonicalJSON
+import CribCallListener
+import CribCallProtocol
+import CribCallStore
+import DeviceIdentityStore
+import Foundation
+import QUIC
+
+/// `cribcall listen`: stays connected to every paired monitor and shows their alerts.
+struct ListenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Listen for alerts from every paired monitor (Ctrl-C to stop).",
+        discussion: "A link that stays silent for 15 s is reported, and missed alerts are replayed when it is back."
+    )
+
+    @Option(name: .long, help: "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall).")
+    var dataDir: String?
+
+    @Option(help: "This listener's name.")
+    var name = ProcessInfo.processInfo.hostName
+
+    @Flag(help: "Print one JSON object per line instead of text.")
+    var json = false
+
+    func run() async throws {
+        let directory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? DataDirectory.defaultURL(product: "cribcall")
+        let identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
+        let database = try CribCallDatabase(directory: directory)
+        guard !(try database.trustedMonitors()).isEmpty else {
+            throw ValidationError("no monitor is paired yet: run `cribcall pair` first")
+        }
+        let service = ListenerService(identity: identity, name: name, database: database,
+                                      connector: try QUICConnector(identity: identity))
+        let listening = Task {
+            for await event in await service.listen() {
+                let line = json ? Self.json(event).canonicalString : Self.text(event)
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+        }
+        let stop = ShutdownSignals { listening.cancel() }
+        await listening.value
+        _ = stop
+    }
+
+    static func json(_ event: ListenerEvent) -> JSONValue {
+        switch event {
+        case .connected(let id, let name, let address):
+            ["event": "connected", "monitorId": .string(id), "monitorName": .string(name), "address": .string(address)]
+        case .noise(let id, let name, let noise):
+            ["event": "noise", "monitorId": .string(id), "monitorName": .string(name), "seq": .number(Double(noise.seq)),
+             "peakLevel": .number(Double(noise.peakLevel)), "timestamp": .number(Double(noise.timestamp)),
+             "replayed": .bool(noise.replayed ?? false)]
+        case .linkLost(let id, let name, let reason):
+            ["event": "link_lost", "monitorId": .string(id), "monitorName": .string(name), "reason": .string(reason)]
+        case .linkRestored(let id, let name):
+            ["event": "link_restored", "monitorId": .string(id), "monitorName": .string(name)]
+        case .unauthorized(let id, let name, let message):
+            ["event": "unauthorized", "monitorId": .string(id), "monitorName": .string(name), "message": .string(message)]
+        }
+    }
+
+    static func text(_ event: ListenerEvent) -> String {
+        switch event {
+        case .connected(_, let name, let address): "Connected to \"\(name)\" at \(address)."
+        case .noise(_, let name, let noise):
+            "🔔 \(noise.replayed == true ? "Missed alert" : "Noise") from \"\(name)\" — peak level \(noise.peakLevel) "
+                + "(#\(noise.seq), \(Date(timeIntervalSince1970: Double(noise.timestamp) / 1000).formatted(date: .omitted, time: .standard)))"
+        case .linkLost(_, let name, let reason): "⚠️  Lost the link to \"\(name)\" (\(reason)); reconnecting…"
+        case .linkRestored(_, let name): "Link to \"\(name)\" is back; missed alerts follow."
+        case .unauthorized(_, let name, let message): "\"\(name)\" no longer accepts this listener: \(message)"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import CribCallListener
+import CribCallStore
+import DeviceIdentity
+import DeviceIdentityStore
+import Foundation
+import QUIC
+
+/// `cribcall pair`: pairs this listener with a monitor, by PIN or by the monitor's QR code.
+struct PairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Pair this listener with a monitor (PIN or QR code).",
+        discussion: """
+            By PIN: cribcall pair --pin --address HOST:PORT --fingerprint FP (the monitor prints both), then type \
+            the PIN the monitor shows. By QR code: cribcall pair --qr 'JSON' [--address HOST[:PORT]].
+            """
+    )
+
+    @Flag(help: "Pair with the PIN the monitor shows.")
+    var pin = false
+
+    @Option(help: "The monitor's QR code text (its JSON).")
+    var qr: String?
+
+    @Option(help: "The monitor's address, HOST:PORT (with --qr, HOST alone uses the QR's port).")
+    var address: String?
+
+    @Option(help: "The monitor's certificate fingerprint (64 hex characters), as the monitor prints it.")
+    var fingerprint: String?
+
+    @Option(name: .customLong("monitor-name"), help: "What to call the monitor (PIN pairing; a QR code carries it).")
+    var monitorName: String?
+
+    @Option(name: .customLong("pin-code"), help: "The PIN, for scripts (otherwise it is asked for).")
+    var pinCode: String?
+
+    @Option(help: "This listener's name, shown on the monitor.")
+    var name = ProcessInfo.processInfo.hostName
+
+    @Option(name: .long, help: "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall).")
+    var dataDir: String?
+
+    func run() async throws {
+        let directory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? DataDirectory.defaultURL(product: "cribcall")
+        let identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
+        let database = try CribCallDatabase(directory: directory)
+        let service = ListenerService(identity: identity, name: name, database: database,
+                                      connector: try QUICConnector(identity: identity))
+        let record: TrustedMonitorRecord
+        if let qr {
+            let (host, port) = try Self.split(address ?? "", requirePort: false)
+            guard let host else { throw ValidationError("--qr needs --address HOST[:PORT] until discovery lands") }
+            record = try await service.pairWithQR(qrText: qr, host: host, port: port)
+        } else if pin {
+            let (host, port) = try Self.split(address ?? "", requirePort: true)
+            guard let host, let port else { throw ValidationError("--pin needs --address HOST:PORT") }
+            guard let text = fingerprint, let pinned = CertificateFingerprint(hex: text) else {
+                throw ValidationError("--pin needs --fingerprint: the 64 hex characters the monitor prints")
+            }
+            let scripted = pinCode
+            record = try await service.pairWithPIN(host: host, port: port, fingerprint: pinned,
+                                                   monitorName: monitorName) { attempts in
+                if let scripted { return scripted }
+                print("Enter the PIN shown on the monitor (\(attempts) attempt\(attempts == 1 ? "" : "s") left): ",
+                      terminator: "")
+                return readLine()?.filter { !$0.isWhitespace }
+            }
+        } else {
+            throw ValidationError("choose --pin or --qr")
+        }
+        print("Paired with \"\(record.name)\" (\(record.fingerprint.shortForm)). Run `cribcall listen` for alerts.")
+    }
+
+    /// Splits HOST[:PORT] (IPv6 as [ADDR]:PORT).
+    static func split(_ text: String, requirePort: Bool) throws -> (String?, Int?) {
+        guard !text.isEmpty else { return (nil, nil) }
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()) else {
+                if requirePort { throw ValidationError("address '\(text)' needs a port: [ADDR]:PORT") }
+                return (host, nil)
+            }
+            return (host, port)
+        }
+        let parts = text.split(separator: ":")
+        if parts.count == 2, let port = Int(parts[1]) { return (String(parts[0]), port) }
+        if requirePort { throw ValidationError("address '\(text)' needs a port: HOST:PORT") }
+        return (text, nil)
+    }
+}
