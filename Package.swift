@@ -193,7 +193,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CribCallCLITests",
-            dependencies: ["cribcall", "CanonicalJSON", "TestSupport"],
+            dependencies: [
+                "cribcall", "CanonicalJSON", "CribCallProtocol", "CribCallStore", "DeviceIdentity", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),

@@ -292,8 +292,15 @@ public actor MonitorService {
             if current != version {
                 version = current
                 reloadTrust()
+                reloadPINLock()
             }
         }
+    }
+
+    /// `cribcall pairing unlock` from another process resets the stored counter: unlock here too.
+    private func reloadPINLock() {
+        guard pin.isLocked, (try? database.pinPairingFailures()) == 0 else { return }
+        _ = perform(pin.unlock())
     }
 
     private static func trustedEntries(_ database: CribCallDatabase) throws -> [CertificateFingerprint: String] {

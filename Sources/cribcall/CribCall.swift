@@ -8,7 +8,7 @@ struct CribCall: AsyncParsableCommand {
         abstract: "CribCall: a LAN-only baby monitor with no cloud.",
         subcommands: [
             MonitorCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self, CanonicalizeCommand.self,
-            DetectCommand.self,
+            DetectCommand.self, ListenersCommand.self, SettingsCommand.self, PairingCommand.self,
         ]
     )
 }
