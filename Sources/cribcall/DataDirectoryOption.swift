@@ -3,9 +3,9 @@ import CribCallStore
 import DeviceIdentityStore
 import Foundation
 
-/// `--data-dir`, shared by the commands that work on the data directory's database (`listeners`, `settings`,
-/// `pairing`). They only touch `cribcall.sqlite`, so they work from another terminal while `cribcall monitor` runs
-/// with the same data directory.
+/// `--data-dir`, shared by every command that uses the device's data directory (identity files and
+/// `cribcall.sqlite`). The management commands (`listeners`, `settings`, `pairing`) only touch the database, so they
+/// work from another terminal while `cribcall monitor` runs with the same data directory.
 struct DataDirectoryOption: ParsableArguments {
     @Option(name: .long, help: "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall).")
     var dataDir: String?

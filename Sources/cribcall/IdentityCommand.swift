@@ -15,15 +15,13 @@ struct IdentityCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall).")
-    var dataDir: String?
+    @OptionGroup var data: DataDirectoryOption
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 
     func run() throws {
-        let directory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? DataDirectory.defaultURL(product: "cribcall")
+        let directory = data.url
         let store = DeviceIdentityStore(directory: directory)
         let loaded: DeviceIdentityStore.Loaded
         do {

@@ -15,8 +15,7 @@ struct ListenCommand: AsyncParsableCommand {
         discussion: "A link that stays silent for 15 s is reported, and missed alerts are replayed when it is back."
     )
 
-    @Option(name: .long, help: "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall).")
-    var dataDir: String?
+    @OptionGroup var data: DataDirectoryOption
 
     @Option(help: "This listener's name.")
     var name = ProcessInfo.processInfo.hostName
@@ -25,8 +24,7 @@ struct ListenCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let directory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? DataDirectory.defaultURL(product: "cribcall")
+        let directory = data.url
         let identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
         let database = try CribCallDatabase(directory: directory)
         guard !(try database.trustedMonitors()).isEmpty else {

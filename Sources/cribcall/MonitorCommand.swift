@@ -22,8 +22,7 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "The monitor's name (saved in the settings).")
     var name: String?
 
-    @Option(name: .long, help: "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall).")
-    var dataDir: String?
+    @OptionGroup var data: DataDirectoryOption
 
     @Option(help: "UDP port of the control channel.")
     var port = 48080
@@ -46,8 +45,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 "audio source '\(audioSource)' is not available yet: capture through GStreamer arrives with live "
                     + "streaming; use test:cry or test:silence")
         }
-        let directory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? DataDirectory.defaultURL(product: "cribcall")
+        let directory = data.url
         let identity: DeviceIdentity
         let database: CribCallDatabase
         do {

@@ -38,12 +38,10 @@ struct PairCommand: AsyncParsableCommand {
     @Option(help: "This listener's name, shown on the monitor.")
     var name = ProcessInfo.processInfo.hostName
 
-    @Option(name: .long, help: "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall).")
-    var dataDir: String?
+    @OptionGroup var data: DataDirectoryOption
 
     func run() async throws {
-        let directory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? DataDirectory.defaultURL(product: "cribcall")
+        let directory = data.url
         let identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
         let database = try CribCallDatabase(directory: directory)
         let service = ListenerService(identity: identity, name: name, database: database,
