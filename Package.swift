@@ -65,6 +65,7 @@ let package = Package(
         .target(name: "SoundDetection", exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // MARK: adapters
+        .target(name: "ServiceDiscovery", dependencies: ["CDNSSD"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
             name: "CribCallStore",
             dependencies: [
@@ -136,6 +137,7 @@ let package = Package(
             dependencies: ["FuzzHarness", "CLibFuzzer"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(name: "mdns-probe", dependencies: ["ServiceDiscovery"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "quic-probe",
             dependencies: [
@@ -156,6 +158,12 @@ let package = Package(
 
         // MARK: C bindings
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
+        .systemLibrary(
+            name: "CDNSSD",
+            path: "Sources/CDNSSD",
+            pkgConfig: "avahi-compat-libdns_sd",
+            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
+        ),
         .systemLibrary(
             name: "CNGTCP2",
             path: "Sources/CNGTCP2",
@@ -233,6 +241,11 @@ let package = Package(
                 "CribCallListener", "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "SoundDetection", "TestSupport",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ServiceDiscoveryTests",
+            dependencies: ["ServiceDiscovery", "mdns-probe", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),

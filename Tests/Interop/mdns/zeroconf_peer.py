@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import socket
 import sys
 import threading
+import time
 
 from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
@@ -91,8 +93,11 @@ def register(args: argparse.Namespace) -> None:
     stop.wait(args.seconds)
     for info in infos:
         zc.unregister_service(info)
-    zc.close()
     emit(event="unregistered")
+    # zeroconf's close() can linger on its event-loop thread; the goodbyes are already sent.
+    threading.Thread(target=zc.close, daemon=True).start()
+    time.sleep(0.5)
+    os._exit(0)
 
 
 def main() -> None:
