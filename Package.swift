@@ -111,7 +111,7 @@ let package = Package(
             name: "CribCallMonitor",
             dependencies: [
                 "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "SoundDetection",
+                "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
             ],
             exclude: ["README.md"],
             swiftSettings: swiftSettings
@@ -119,7 +119,7 @@ let package = Package(
 
         .target(
             name: "CribCallListener",
-            dependencies: ["ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity"],
+            dependencies: ["ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity", "ServiceDiscovery"],
             swiftSettings: swiftSettings
         ),
 
@@ -128,7 +128,7 @@ let package = Package(
             name: "cribcall",
             dependencies: [
                 "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "DeviceIdentityStore", "QUIC", "SoundDetection", argumentParser,
+                "DeviceIdentity", "DeviceIdentityStore", "QUIC", "ServiceDiscovery", "SoundDetection", argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
@@ -239,7 +239,7 @@ let package = Package(
             name: "CribCallListenerTests",
             dependencies: [
                 "CribCallListener", "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "SoundDetection", "TestSupport",
+                "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "TestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -3,6 +3,7 @@ import CribCallProtocol
 public import CribCallStore
 public import DeviceIdentity
 import Foundation
+public import ServiceDiscovery
 import Synchronization
 
 /// The listener app (seed use cases 2–4; PROTOCOL.md §5–8): pairs with monitors by PIN or QR code, then keeps a
@@ -84,6 +85,69 @@ public actor ListenerService {
         }
         let monitor = try client.complete(with: try ControlMessageCodec.decode(payload: reply))
         return try database.trustMonitor(monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
+    }
+
+    // MARK: discovery
+
+    /// A monitor seen on the LAN, and whether this listener is paired with it.
+    public struct ScannedMonitor: Sendable, Hashable {
+        public var monitor: DiscoveredMonitor
+        public var paired: Bool
+    }
+
+    /// Browses for `duration` and returns the monitors seen (last state of each), paired ones marked. A monitor
+    /// counts as paired only if both its id and its advertised fingerprint match a stored pairing.
+    public func scan(using browser: any ServiceBrowser, for duration: Duration) async throws -> [ScannedMonitor] {
+        let paired = Set((try database.trustedMonitors()).map { "\($0.monitorId)|\($0.fingerprint.hex)" })
+        let events = browser.browse()
+        let collector = Task {
+            var found: [String: DiscoveredMonitor] = [:]
+            for try await event in events {
+                switch event {
+                case .found(let monitor), .updated(let monitor): found[monitor.monitorId] = monitor
+                case .lost(let monitorId): found[monitorId] = nil
+                }
+            }
+            return found
+        }
+        try await Task.sleep(for: duration)
+        collector.cancel()
+        // Browsing errors (e.g. no Avahi daemon) reach the caller; the end of the scan is not an error.
+        let seen: [String: DiscoveredMonitor]
+        do {
+            seen = try await collector.value
+        } catch is CancellationError {
+            seen = [:]
+        }
+        return seen.values.sorted { $0.monitorName < $1.monitorName }.map {
+            ScannedMonitor(monitor: $0, paired: paired.contains("\($0.monitorId)|\($0.certFingerprint)"))
+        }
+    }
+
+    /// Finds a monitor by id (or unique id prefix) or exact name, browsing for at most `timeout`.
+    public func find(
+        _ query: String,
+        using browser: any ServiceBrowser,
+        timeout: Duration = .seconds(5)
+    ) async throws -> DiscoveredMonitor? {
+        let events = browser.browse()
+        let search = Task { () -> DiscoveredMonitor? in
+            for try await event in events {
+                guard case .found(let monitor) = event else { continue }
+                if monitor.monitorId == query || monitor.monitorName == query
+                    || (query.count >= 4 && monitor.monitorId.hasPrefix(query.lowercased()))
+                {
+                    return monitor
+                }
+            }
+            return nil
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            search.cancel()
+        }
+        defer { timer.cancel() }
+        return try? await search.value
     }
 
     // MARK: listening

@@ -4,6 +4,7 @@ public import CribCallProtocol
 public import CribCallStore
 public import DeviceIdentity
 public import Foundation
+public import ServiceDiscovery
 public import SoundDetection
 
 /// The monitor (seed use cases 1–4, 7; PROTOCOL.md §4–8): serves control connections, pairs listeners by QR code
@@ -236,6 +237,15 @@ public actor MonitorService {
     /// Stops showing the QR code; its token dies.
     public func hideQR() {
         qr.hide()
+    }
+
+    /// Announces the monitor on the LAN (PROTOCOL.md §10: both service types, TXT with id, name, fingerprint,
+    /// version and port). Discovery is only a convenience: listeners trust the pinned fingerprint, never the TXT.
+    /// - Throws: `ServiceDiscoveryError` (e.g. no Avahi daemon) — the monitor works on without advertising.
+    public func advertise(using advertiser: any ServiceAdvertiser) async throws -> any AdvertisementHandle {
+        let name = (try? database.monitorSettings().monitorName) ?? MonitorSettings.defaults.monitorName
+        return try await advertiser.advertise(MonitorAdvertisement(
+            monitorId: monitorId, monitorName: name, certFingerprint: identity.fingerprint.hex, port: transport.port))
     }
 
     /// Re-enables PIN pairing after the lockout.

@@ -7,7 +7,7 @@ struct CribCall: AsyncParsableCommand {
         commandName: "cribcall",
         abstract: "CribCall: a LAN-only baby monitor with no cloud.",
         subcommands: [
-            MonitorCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self, CanonicalizeCommand.self,
+            MonitorCommand.self, ScanCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self, CanonicalizeCommand.self,
             DetectCommand.self, ListenersCommand.self, SettingsCommand.self, PairingCommand.self,
         ]
     )

@@ -6,6 +6,7 @@ import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
 import QUIC
+import ServiceDiscovery
 import SoundDetection
 
 /// `cribcall monitor`: the baby-room device. Wiring and printing only; the work is in MonitorService.
@@ -38,6 +39,9 @@ struct MonitorCommand: AsyncParsableCommand {
 
     @Flag(help: "Print one JSON object per line instead of text.")
     var json = false
+
+    @Flag(help: "Do not announce the monitor on the LAN (listeners then need --address and --fingerprint).")
+    var noDiscovery = false
 
     func run() async throws {
         guard let source = TestAudioSource(source: audioSource) else {
@@ -73,7 +77,16 @@ struct MonitorCommand: AsyncParsableCommand {
                 _ = try? await service.reportNoise(detection)
             }
         }
+        var advertisement: (any AdvertisementHandle)?
+        if !noDiscovery {
+            do {
+                advertisement = try await service.advertise(using: DNSSDServiceDiscovery())
+            } catch {
+                FileHandle.standardError.write(Data("cribcall monitor: not announced on the LAN: \(error)\n".utf8))
+            }
+        }
         await service.run(showingQR: qr)
+        await advertisement?.cancel()
         detection.cancel()
         await printer.value
         _ = stop

@@ -5,6 +5,7 @@ import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
 import QUIC
+import ServiceDiscovery
 
 /// `cribcall pair`: pairs this listener with a monitor, by PIN or by the monitor's QR code.
 struct PairCommand: AsyncParsableCommand {
@@ -22,6 +23,9 @@ struct PairCommand: AsyncParsableCommand {
 
     @Option(help: "The monitor's QR code text (its JSON).")
     var qr: String?
+
+    @Option(help: "The monitor to pair with, by id (or its first characters) or name, found on the LAN.")
+    var monitor: String?
 
     @Option(help: "The monitor's address, HOST:PORT (with --qr, HOST alone uses the QR's port).")
     var address: String?
@@ -52,14 +56,27 @@ struct PairCommand: AsyncParsableCommand {
             guard let host else { throw ValidationError("--qr needs --address HOST[:PORT] until discovery lands") }
             record = try await service.pairWithQR(qrText: qr, host: host, port: port)
         } else if pin {
-            let (host, port) = try Self.split(address ?? "", requirePort: true)
-            guard let host, let port else { throw ValidationError("--pin needs --address HOST:PORT") }
-            guard let text = fingerprint, let pinned = CertificateFingerprint(hex: text) else {
+            var (host, port) = try Self.split(address ?? "", requirePort: address != nil)
+            var fingerprintText = fingerprint
+            var name = monitorName
+            if let monitor {
+                guard let found = try await service.find(monitor, using: DNSSDServiceDiscovery()) else {
+                    throw ValidationError("no monitor '\(monitor)' answered on the LAN; see `cribcall scan`")
+                }
+                host = found.hosts.first { !$0.contains(":") } ?? found.hosts.first
+                port = found.port
+                fingerprintText = found.certFingerprint
+                name = name ?? found.monitorName
+            }
+            guard let host, let port else {
+                throw ValidationError("--pin needs --monitor ID|NAME (discovery) or --address HOST:PORT")
+            }
+            guard let text = fingerprintText, let pinned = CertificateFingerprint(hex: text) else {
                 throw ValidationError("--pin needs --fingerprint: the 64 hex characters the monitor prints")
             }
             let scripted = pinCode
             record = try await service.pairWithPIN(host: host, port: port, fingerprint: pinned,
-                                                   monitorName: monitorName) { attempts in
+                                                   monitorName: name) { attempts in
                 if let scripted { return scripted }
                 print("Enter the PIN shown on the monitor (\(attempts) attempt\(attempts == 1 ? "" : "s") left): ",
                       terminator: "")

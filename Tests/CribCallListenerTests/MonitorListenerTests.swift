@@ -7,6 +7,7 @@ import DeviceIdentity
 import Foundation
 import SoundDetection
 import Synchronization
+import ServiceDiscovery
 import Testing
 import TestSupport
 
@@ -117,5 +118,53 @@ struct MonitorListenerTests {
         #expect(try database.trustedMonitors().count == 1)
         await monitor.listener.shutdown()
         await monitor.run.value
+    }
+}
+
+@Suite("Discovery through the services (in-memory mDNS)")
+struct DiscoveryServiceTests {
+    @Test("the monitor advertises; the listener scans, finds it by name or id prefix, pairs, and then sees it as paired")
+    func advertiseScanPair() async throws {
+        let network = InMemoryNetwork()
+        let mdns = InMemoryServiceDiscovery(hosts: ["192.0.2.10"])
+        let monitorIdentity = try DeviceIdentity.generate(now: Date())
+        let monitorDatabase = try CribCallDatabase.inMemory()
+        _ = try monitorDatabase.updateMonitorSettings { $0.monitorName = "Nursery" }
+        let transport = network.listen(port: 48080, identity: PeerCertificate(identity: monitorIdentity))
+        let monitor = try MonitorService(identity: monitorIdentity, database: monitorDatabase, transport: transport)
+        let handle = try await monitor.advertise(using: mdns)
+        let pins = MonitorListenerTests.Recorder<String>()
+        let running = Task {
+            async let served: Void = monitor.run()
+            for await event in monitor.events { if case .pin(let pin, _, _) = event { pins.append(pin) } }
+            await served
+        }
+
+        let listenerIdentity = try DeviceIdentity.generate(now: Date())
+        let listener = ListenerService(identity: listenerIdentity, name: "Phone", database: try CribCallDatabase.inMemory(),
+                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let before = try await listener.scan(using: mdns, for: .milliseconds(200))
+        #expect(before.map(\.monitor.monitorName) == ["Nursery"])
+        #expect(before.first?.paired == false)
+        #expect(before.first?.monitor.certFingerprint == monitorIdentity.fingerprint.hex)
+        #expect(before.first?.monitor.port == 48080)
+
+        let byName = try await listener.find("Nursery", using: mdns)
+        let byPrefix = try await listener.find(String(monitorIdentity.deviceId.uuidString.lowercased().prefix(6)), using: mdns)
+        #expect(byName?.monitorId == monitorIdentity.deviceId.uuidString.lowercased() && byPrefix == byName)
+        #expect(try await listener.find("Kitchen", using: mdns, timeout: .milliseconds(200)) == nil)
+
+        let found = try #require(byName)
+        let fingerprint = try #require(CertificateFingerprint(hex: found.certFingerprint))
+        _ = try await listener.pairWithPIN(host: found.hosts[0], port: found.port, fingerprint: fingerprint,
+                                           monitorName: found.monitorName) { _ in
+            await pins.wait { _ in true }
+        }
+        let after = try await listener.scan(using: mdns, for: .milliseconds(200))
+        #expect(after.first?.paired == true)
+
+        await handle.cancel()
+        await transport.shutdown()
+        await running.value
     }
 }
