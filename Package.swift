@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "cribcall", targets: ["cribcall"]),
         .executable(name: "sound-detection-benchmark", targets: ["sound-detection-benchmark"]),
         .executable(name: "quic-benchmark", targets: ["quic-benchmark"]),
+        .executable(name: "alert-benchmark", targets: ["alert-benchmark"]),
         .library(name: "CanonicalJSON", targets: ["CanonicalJSON"]),
         .library(name: "CPace", targets: ["CPace"]),
         .library(name: "DeviceIdentity", targets: ["DeviceIdentity"]),
@@ -142,6 +143,14 @@ let package = Package(
             name: "quic-probe",
             dependencies: [
                 "QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "alert-benchmark",
+            dependencies: [
+                "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+                "DeviceIdentity", "QUIC", "SoundDetection",
             ],
             swiftSettings: swiftSettings
         ),
