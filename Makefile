@@ -10,9 +10,9 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 # Debian packages the tests need: independent peers and tools (grows with later capabilities).
 APT_BUILD_PACKAGES := pkg-config libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libsqlite3-dev \
-	libavahi-compat-libdnssd-dev
+	libavahi-compat-libdnssd-dev libqrencode-dev
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) openssl coreutils python3 python3-venv iproute2 nftables sqlite3 \
-	avahi-daemon dbus
+	avahi-daemon dbus zbar-tools
 APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) openssl python3
 # Independent peers: the RFC 8785 reference port and aioquic (exact pins: the interop hooks use its internals).
 PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf==0.154.0

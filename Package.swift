@@ -66,6 +66,7 @@ let package = Package(
         .target(name: "SoundDetection", exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // MARK: adapters
+        .target(name: "QRCode", dependencies: ["CQREncode"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(name: "ServiceDiscovery", dependencies: ["CDNSSD"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
             name: "CribCallStore",
@@ -129,7 +130,8 @@ let package = Package(
             name: "cribcall",
             dependencies: [
                 "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "DeviceIdentityStore", "QUIC", "ServiceDiscovery", "SoundDetection", argumentParser,
+                "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection",
+                argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
@@ -167,6 +169,12 @@ let package = Package(
 
         // MARK: C bindings
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
+        .systemLibrary(
+            name: "CQREncode",
+            path: "Sources/CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         .systemLibrary(
             name: "CDNSSD",
             path: "Sources/CDNSSD",
@@ -257,6 +265,7 @@ let package = Package(
             dependencies: ["ServiceDiscovery", "mdns-probe", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -5,6 +5,7 @@ import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
+import QRCode
 import QUIC
 import ServiceDiscovery
 import SoundDetection
@@ -34,8 +35,11 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Audio source: test:cry (a 3 s cry every 10 s) or test:silence.")
     var audioSource = "test:cry"
 
-    @Flag(help: "Show a pairing QR code (its JSON) at start.")
+    @Flag(help: "Show a pairing QR code at start (valid 5 minutes).")
     var qr = false
+
+    @Option(name: .customLong("qr-png"), help: "Also write the pairing QR code as a PNG image to this file.")
+    var qrPNG: String?
 
     @Flag(help: "Print one JSON object per line instead of text.")
     var json = false
@@ -68,7 +72,7 @@ struct MonitorCommand: AsyncParsableCommand {
             throw ValidationError("\(error) — is another monitor running on port \(port)? Choose one with --port.")
         }
         let service = try MonitorService(identity: identity, database: database, transport: listener)
-        let output = Output(json: json)
+        let output = Output(json: json, qrPNG: qrPNG)
         let printer = Task { for await event in service.events { output.print(event) } }
         let stop = ShutdownSignals { await listener.shutdown() }
         let settings = try database.monitorSettings()
@@ -85,7 +89,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("cribcall monitor: not announced on the LAN: \(error)\n".utf8))
             }
         }
-        await service.run(showingQR: qr)
+        await service.run(showingQR: qr || qrPNG != nil)
         await advertisement?.cancel()
         detection.cancel()
         await printer.value
@@ -95,8 +99,16 @@ struct MonitorCommand: AsyncParsableCommand {
     /// Prints monitor events as text or JSON lines, flushing each line.
     struct Output: Sendable {
         let json: Bool
+        let qrPNG: String?
 
         func print(_ event: MonitorEvent) {
+            if case .qr(_, let text) = event, let qrPNG {
+                do {
+                    try Data(try QRCodeEncoder.encode(text).png()).write(to: URL(fileURLWithPath: qrPNG))
+                } catch {
+                    FileHandle.standardError.write(Data("cribcall monitor: cannot write \(qrPNG): \(error)\n".utf8))
+                }
+            }
             let line = json ? event.json.canonicalString : text(event)
             guard let line else { return }
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
@@ -109,7 +121,9 @@ struct MonitorCommand: AsyncParsableCommand {
                     + "  Certificate fingerprint: \(fingerprint)\n"
                     + "  Listeners pair with: cribcall pair --pin --address HOST:\(port) --fingerprint \(fingerprint)"
             case .qr(_, let text):
-                return "Pairing QR code (valid 5 minutes) — scan it, or pass this to `cribcall pair --qr`:\n  \(text)"
+                let picture = (try? QRCodeEncoder.encode(text).terminalText()) ?? ""
+                return "Pairing QR code (valid 5 minutes) — scan it, or pass its text to `cribcall pair --qr`:\n"
+                    + picture + "\n  \(text)" + (qrPNG.map { "\n  (also written to \($0))" } ?? "")
             case .pin(let pin, _, let seconds):
                 return "PIN for pairing: \(pin.prefix(3)) \(pin.suffix(3))   (enter it on the listener within \(seconds) s)"
             case .pinHidden:
