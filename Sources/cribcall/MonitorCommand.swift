@@ -125,9 +125,9 @@ struct MonitorCommand: AsyncParsableCommand {
                 return "Pairing QR code (valid 5 minutes) — scan it, or pass its text to `cribcall pair --qr`:\n"
                     + picture + "\n  \(text)" + (qrPNG.map { "\n  (also written to \($0))" } ?? "")
             case .pin(let pin, _, let seconds):
-                return "PIN for pairing: \(pin.prefix(3)) \(pin.suffix(3))   (enter it on the listener within \(seconds) s)"
+                return PINDisplay.render(pin, expiresInSec: seconds)
             case .pinHidden:
-                return nil
+                return "  (the PIN is no longer valid)"
             case .paired(_, let name, _, let method):
                 return "Paired \"\(name)\" by \(method == "qr" ? "QR code" : "PIN")."
             case .pairingFailed(let reason):
