@@ -3,8 +3,9 @@ import NIOCore
 
 /// The listener app's side of one connection's UDP socket. Confined to the socket's event loop; closes the
 /// socket when its connection is finished.
-final class ClientEndpoint: DatagramChannelEndpoint, DatagramReceiving {
-    let channel: any Channel
+final class ClientEndpoint: ReopeningDatagramEndpoint {
+    var channel: any Channel
+    var boundAddress: SocketAddress?
     var connection: QUICConnectionCore?
 
     init(channel: any Channel) {
@@ -16,8 +17,12 @@ final class ClientEndpoint: DatagramChannelEndpoint, DatagramReceiving {
         envelope.data.withUnsafeReadableBytes { connection.receive($0, from: envelope.remoteAddress) }
     }
 
+    /// The socket serves one connection; after it finished, the endpoint closes the socket itself.
+    var wantsSocket: Bool { connection != nil }
+
     func socketClosed() {
-        connection?.finish(.shutdown)
+        // Closed under us (e.g. the network went down): the connection carries on once the socket is back.
+        if wantsSocket { reopenSocket() }
     }
 
     func register(cid: [UInt8], for connection: QUICConnectionCore) {}

@@ -35,7 +35,7 @@ final class QUICConnectionCore {
     let role: Role
     let alpn: String
     let eventLoop: any EventLoop
-    private weak var endpoint: (any QUICEndpoint)?
+    private(set) weak var endpoint: (any QUICEndpoint)?
     private let configuration: QUICConfiguration
     private let credentials: TLSCredentials
     private let pinnedFingerprint: CertificateFingerprint?

@@ -64,6 +64,7 @@ public struct QUICConnector: ControlConnector {
                     guard let localAddress = channel.localAddress else {
                         throw ControlTransportError.invalidAddress("the UDP socket has no local address")
                     }
+                    endpoint.boundAddress = localAddress
                     let core = try QUICConnectionCore.connect(
                         endpoint: endpoint, eventLoop: channel.eventLoop, configuration: configuration,
                         credentials: credentials, local: try SocketAddressStorage(localAddress),

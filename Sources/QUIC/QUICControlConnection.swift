@@ -37,3 +37,17 @@ final class QUICControlConnection: ControlConnection {
         (try? await closedFuture.get()) ?? .shutdown
     }
 }
+
+extension QUICControlConnection {
+    /// Closes this connection's socket the way NIO does after a fatal send error, without closing the connection:
+    /// the endpoint must reopen it. For tests.
+    func closeSocketUnderneath() async {
+        let core = self.core
+        _ = try? await core.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            guard let endpoint = core.value.endpoint as? any DatagramChannelEndpoint else {
+                return core.eventLoop.makeSucceededVoidFuture()
+            }
+            return endpoint.channel.close()
+        }.get()
+    }
+}

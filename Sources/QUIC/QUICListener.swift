@@ -9,18 +9,11 @@ public import NIOPosix
 public final class QUICListener: ControlListener {
     public let port: Int
     public let connections: AsyncStream<any ControlConnection>
-    private let channel: any Channel
     private let endpoint: NIOLoopBound<ServerEndpoint>
 
-    private init(
-        port: Int,
-        connections: AsyncStream<any ControlConnection>,
-        channel: any Channel,
-        endpoint: NIOLoopBound<ServerEndpoint>
-    ) {
+    private init(port: Int, connections: AsyncStream<any ControlConnection>, endpoint: NIOLoopBound<ServerEndpoint>) {
         self.port = port
         self.connections = connections
-        self.channel = channel
         self.endpoint = endpoint
     }
 
@@ -64,17 +57,24 @@ public final class QUICListener: ControlListener {
             throw ControlTransportError.invalidAddress("cannot listen on [\(host)]:\(port): \(error)")
         }
         let server = try await channel.eventLoop.submit {
-            NIOLoopBound(
-                try channel.pipeline.syncOperations.handler(type: DatagramHandler<ServerEndpoint>.self).endpoint,
-                eventLoop: channel.eventLoop)
+            let endpoint = try channel.pipeline.syncOperations.handler(type: DatagramHandler<ServerEndpoint>.self).endpoint
+            endpoint.boundAddress = channel.localAddress
+            return NIOLoopBound(endpoint, eventLoop: channel.eventLoop)
         }.get()
-        return QUICListener(port: channel.localAddress?.port ?? port, connections: connections, channel: channel,
-                            endpoint: server)
+        return QUICListener(port: channel.localAddress?.port ?? port, connections: connections, endpoint: server)
+    }
+
+    /// Closes the socket the way NIO does after a fatal send error (e.g. ENETUNREACH while the network is down),
+    /// without shutting down: the endpoint must reopen it and keep its connections. For tests.
+    func closeSocketUnderneath() async {
+        let endpoint = self.endpoint
+        _ = try? await endpoint.eventLoop.flatSubmit { endpoint.value.channel.close() }.get()
     }
 
     public func shutdown() async {
         let endpoint = self.endpoint
         _ = try? await endpoint.eventLoop.flatSubmit { endpoint.value.shutdown() }.get()
-        _ = try? await channel.close()
+        // The endpoint's current socket: it may have been reopened since `bind`.
+        _ = try? await endpoint.eventLoop.flatSubmit { endpoint.value.channel.close() }.get()
     }
 }

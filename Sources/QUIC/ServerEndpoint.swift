@@ -4,8 +4,9 @@ import NIOCore
 
 /// The monitor's side of the UDP socket: routes datagrams to connections by destination connection ID and
 /// accepts new connections from Initial packets. Confined to the socket's event loop.
-final class ServerEndpoint: DatagramChannelEndpoint, DatagramReceiving {
-    let channel: any Channel
+final class ServerEndpoint: ReopeningDatagramEndpoint {
+    var channel: any Channel
+    var boundAddress: SocketAddress?
     private let configuration: QUICConfiguration
     private let credentials: TLSCredentials
     private let accepted: AsyncStream<any ControlConnection>.Continuation
@@ -143,7 +144,14 @@ final class ServerEndpoint: DatagramChannelEndpoint, DatagramReceiving {
         }
     }
 
+    var wantsSocket: Bool { !shuttingDown }
+
     func socketClosed() {
+        // Closed under us (e.g. the network went down): keep the connections and reopen the socket.
+        if wantsSocket {
+            reopenSocket()
+            return
+        }
         for connection in live.values { connection.finish(.shutdown) }
         accepted.finish()
     }
