@@ -10,12 +10,15 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 # Debian packages the tests need: independent peers and tools (grows with later capabilities).
 APT_BUILD_PACKAGES := pkg-config libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libsqlite3-dev \
-	libavahi-compat-libdnssd-dev libqrencode-dev
-APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) openssl coreutils python3 python3-venv iproute2 nftables sqlite3 \
-	avahi-daemon dbus zbar-tools
-APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) openssl python3
-# Independent peers: the RFC 8785 reference port and aioquic (exact pins: the interop hooks use its internals).
-PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf==0.154.0
+	libavahi-compat-libdnssd-dev libqrencode-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libdbus-1-dev
+# GStreamer elements for audio capture: convert/resample/appsink/decoders, WAV/FLAC/autoaudiosrc, ALSA, PulseAudio.
+APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-alsa gstreamer1.0-pulseaudio
+APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \
+	nftables sqlite3 avahi-daemon dbus zbar-tools systemd
+APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl python3
+# Independent peers: the RFC 8785 reference port, aioquic (exact pins: the interop hooks use its internals),
+# python-zeroconf, and jeepney (a D-Bus notification server for the desktop-notification tests).
+PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf==0.154.0 jeepney==0.9.0
 SECONDS ?= 600
 DEMO_DIR := .demo
 

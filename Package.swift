@@ -66,6 +66,14 @@ let package = Package(
         .target(name: "SoundDetection", exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // MARK: adapters
+        .target(
+            name: "AudioCapture",
+            dependencies: ["CGStreamer", "SoundDetection"],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "DesktopNotifications", dependencies: ["CDBus"], exclude: ["README.md"], swiftSettings: swiftSettings),
+        .target(name: "SystemdUnit", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(name: "QRCode", dependencies: ["CQREncode"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(name: "ServiceDiscovery", dependencies: ["CDNSSD"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
@@ -112,8 +120,8 @@ let package = Package(
         .target(
             name: "CribCallMonitor",
             dependencies: [
-                "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
+                "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallProtocol",
+                "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
             ],
             exclude: ["README.md"],
             swiftSettings: swiftSettings
@@ -121,7 +129,10 @@ let package = Package(
 
         .target(
             name: "CribCallListener",
-            dependencies: ["ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity", "ServiceDiscovery"],
+            dependencies: [
+                "ControlTransport", "CribCallProtocol", "CribCallStore", "DesktopNotifications", "DeviceIdentity",
+                "ServiceDiscovery",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -131,7 +142,7 @@ let package = Package(
             dependencies: [
                 "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection",
-                argumentParser,
+                "AudioCapture", "DesktopNotifications", "SystemdUnit", argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
@@ -151,7 +162,7 @@ let package = Package(
         .executableTarget(
             name: "alert-benchmark",
             dependencies: [
-                "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+                "AudioCapture", "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "QUIC", "SoundDetection",
             ],
             swiftSettings: swiftSettings
@@ -168,6 +179,13 @@ let package = Package(
         ),
 
         // MARK: C bindings
+        .systemLibrary(
+            name: "CGStreamer",
+            path: "Sources/CGStreamer",
+            pkgConfig: "gstreamer-app-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
         .systemLibrary(
             name: "CQREncode",
@@ -247,7 +265,7 @@ let package = Package(
         .testTarget(
             name: "CribCallMonitorTests",
             dependencies: [
-                "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+                "AudioCapture", "CribCallMonitor", "ServiceDiscovery", "ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
                 "SoundDetection", "TestSupport", nioCore,
             ],
             swiftSettings: swiftSettings
@@ -255,7 +273,7 @@ let package = Package(
         .testTarget(
             name: "CribCallListenerTests",
             dependencies: [
-                "CribCallListener", "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore",
+                "CribCallListener", "DesktopNotifications", "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "TestSupport",
             ],
             swiftSettings: swiftSettings
@@ -265,6 +283,22 @@ let package = Package(
             dependencies: ["ServiceDiscovery", "mdns-probe", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "CribCallEndToEndTests",
+            dependencies: ["cribcall", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AudioCaptureTests",
+            dependencies: ["AudioCapture", "CGStreamer", "SoundDetection", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DesktopNotificationsTests",
+            dependencies: ["DesktopNotifications", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SystemdUnitTests", dependencies: ["SystemdUnit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),
     ]

@@ -12,7 +12,7 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$1"; }
 field() { python3 -c "import json,sys; print(json.loads(sys.stdin.readline())['$1'])"; }
 
 step "1. The monitor starts in the nursery (test:cry plays a 3 s cry every 10 s)"
-"$CRIBCALL" monitor --name Nursery --data-dir "$DEMO_DIR/monitor" --port 0 --host 127.0.0.1 --json \
+"$CRIBCALL" monitor --name Nursery --audio-source test:cry --data-dir "$DEMO_DIR/monitor" --port 0 --host 127.0.0.1 --json \
     > "$DEMO_DIR/monitor.jsonl" 2> "$DEMO_DIR/monitor.err" &
 MONITOR=$!
 trap 'kill $MONITOR 2>/dev/null || true' EXIT

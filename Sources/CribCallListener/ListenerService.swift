@@ -87,6 +87,77 @@ public actor ListenerService {
         return try database.trustMonitor(monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
     }
 
+    /// Pairs with the QR code's monitor, found on the LAN by the monitor id the code carries.
+    public func pairWithQR(
+        qrText: String,
+        discoveringWith browser: any ServiceBrowser,
+        timeout: Duration = .seconds(5)
+    ) async throws -> TrustedMonitorRecord {
+        let client = try QRPairingClient(qrText: qrText, local: local)  // a damaged code fails before browsing
+        let payload = client.payload
+        guard let found = try await find(payload.monitorId, using: browser, timeout: timeout),
+              let host = found.hosts.first(where: { !$0.contains(":") }) ?? found.hosts.first
+        else {
+            throw Failure(description: "monitor \"\(payload.monitorName)\" did not answer on the LAN within \(timeout); "
+                + "check it runs on this network, or give its address with --address HOST[:PORT]")
+        }
+        return try await pairWithQR(qrText: qrText, host: host, port: found.port)
+    }
+
+    // MARK: forgetting
+
+    /// Whether the monitor heard that this listener forgot it.
+    public enum ForgetOutcome: Sendable, Equatable {
+        /// The monitor answered UNPAIRED: it no longer trusts this listener either.
+        case monitorConfirmed
+        /// The monitor could not be told (why): it keeps the pairing until someone revokes it there.
+        case monitorNotTold(String)
+    }
+
+    /// Forgets a paired monitor (PROTOCOL.md §7): tells it with UNPAIR when it can be reached within `timeout`,
+    /// and forgets it here either way.
+    public func forget(_ monitor: TrustedMonitorRecord, timeout: Duration = .seconds(5)) async throws -> ForgetOutcome {
+        let outcome = await tellUnpair(monitor, timeout: timeout)
+        _ = try database.forgetMonitor(id: monitor.monitorId)
+        return outcome
+    }
+
+    private func tellUnpair(_ monitor: TrustedMonitorRecord, timeout: Duration) async -> ForgetOutcome {
+        guard let host = monitor.lastKnownHost, let port = monitor.lastKnownPort else {
+            return .monitorNotTold("its address is unknown")
+        }
+        let listenerId = local.deviceId.uuidString.lowercased()
+        let connector = connector
+        let exchange = Task { () throws -> ForgetOutcome in
+            let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: monitor.fingerprint)
+            defer { Task { await connection.close(code: 0) } }
+            try await connection.send(.unpair(Unpair(listenerId: listenerId)))
+            for try await frame in connection.inbound {
+                switch try ControlMessageCodec.decode(payload: frame) {
+                case .unpaired(let reply) where reply.listenerId == listenerId:
+                    return .monitorConfirmed
+                case .error(let error):
+                    return .monitorNotTold("it answered \(error.error): \(error.message)")
+                default:
+                    continue
+                }
+            }
+            return .monitorNotTold("it closed the connection without answering")
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            exchange.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            return try await exchange.value
+        } catch is CancellationError {
+            return .monitorNotTold("it did not answer within \(timeout)")
+        } catch {
+            return .monitorNotTold("\(error)")
+        }
+    }
+
     // MARK: discovery
 
     /// A monitor seen on the LAN, and whether this listener is paired with it.
@@ -224,15 +295,24 @@ public actor ListenerService {
         let lastHeard = LastHeard()
         let ping = pingInterval
         let timeout = linkTimeout
+        // Pings every `ping`, and wakes exactly when the silence would reach `timeout`, so a dead link is noticed
+        // on time rather than at the next ping.
         let keepAlive = Task {
+            let clock = ContinuousClock()
+            var nextPing = clock.now + ping
             while !Task.isCancelled {
-                try? await Task.sleep(for: ping)
-                if lastHeard.silence > timeout {
+                let silence = lastHeard.silence
+                if silence > timeout {
                     await connection.close(code: 0)
                     return
                 }
-                let now = Int64(Date().timeIntervalSince1970 * 1000)
-                try? await connection.send(.ping(Ping(timestamp: now)))
+                if clock.now >= nextPing {
+                    nextPing = clock.now + ping
+                    let now = Int64(Date().timeIntervalSince1970 * 1000)
+                    try? await connection.send(.ping(Ping(timestamp: now)))
+                }
+                let wake = min(nextPing, clock.now + (timeout - silence) + .milliseconds(20))
+                try? await clock.sleep(until: wake)
             }
         }
         defer { keepAlive.cancel() }

@@ -1,30 +1,40 @@
+public import AudioCapture
 public import SoundDetection
 
-/// Runs sound detection in real time on a test source (PROTOCOL.md §8), for the monitor without a microphone and
-/// for demos and end-to-end tests. Audio capture through GStreamer feeds the same detector (media capability).
+/// Runs sound detection on a live audio input — a GStreamer capture, or the built-in test signals of
+/// PROTOCOL.md §8 — with settings that can change while it runs.
 public enum DetectionLoop {
-    /// Generates audio in 100 ms chunks paced by the clock, detects noise, and reports each detection.
-    /// Returns when the task is cancelled.
+    /// Detects noise in `input`'s 16 kHz chunks and reports each detection, until the input ends (normally or
+    /// with its error) or the task is cancelled.
+    ///
     /// - Parameters:
-    ///   - source: The test signal.
-    ///   - configuration: Detection settings (threshold, minimum duration, cooldown).
+    ///   - input: The audio; it is stopped when the loop ends.
+    ///   - configuration: The current detection settings, asked before every chunk (cheap); when they change,
+    ///     detection restarts with them, so `cribcall settings set threshold=…` takes effect within 100 ms.
     ///   - report: Called with every detection, in order.
+    /// - Throws: The input's failure, e.g. `AudioCaptureError` when the microphone goes away.
     public static func run(
-        source: TestAudioSource,
-        configuration: SoundDetectorConfiguration,
+        input: any AudioInput,
+        configuration: @Sendable () async -> SoundDetectorConfiguration,
         report: @Sendable (NoiseDetection) async -> Void
     ) async throws {
-        var source = source
-        var detector = try SoundDetector(configuration: configuration, inputSampleRate: TestAudioSource.sampleRate)
-        let chunk = TestAudioSource.sampleRate / 10
-        let clock = ContinuousClock()
-        var deadline = clock.now
-        while !Task.isCancelled {
-            for detection in detector.process(source.next(chunk)) {
-                await report(detection)
+        var current = await configuration()
+        var detector = try SoundDetector(configuration: current, inputSampleRate: TestAudioSource.sampleRate)
+        do {
+            for try await chunk in input.chunks() {
+                let latest = await configuration()
+                if latest != current {
+                    current = latest
+                    detector = try SoundDetector(configuration: latest, inputSampleRate: TestAudioSource.sampleRate)
+                }
+                for detection in detector.process(chunk) {
+                    await report(detection)
+                }
             }
-            deadline += .milliseconds(100)
-            try await clock.sleep(until: deadline)
+        } catch {
+            await input.stop()
+            throw error
         }
+        await input.stop()
     }
 }

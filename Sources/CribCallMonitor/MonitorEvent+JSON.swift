@@ -1,5 +1,6 @@
 public import CanonicalJSON
 import CribCallProtocol
+import CribCallStore
 
 extension MonitorEvent {
     /// The `--json` line of this event: one object with `"event"` (names as in the contract).
@@ -33,6 +34,11 @@ extension MonitorEvent {
                     "listenerId": listenerId.map { .string($0) } ?? .null, "reason": .string(reason)]
         case .listenerRevoked(let listenerId):
             return ["event": "listener_revoked", "listenerId": .string(listenerId)]
+        case .settingsChanged(let settings):
+            return ["event": "settings_changed", "monitorName": .string(settings.monitorName),
+                    "threshold": number(settings.threshold), "minDurationMs": number(settings.minDurationMs),
+                    "cooldownSec": number(settings.cooldownSec), "autoStream": .string(settings.autoStream.rawValue),
+                    "autoStreamSec": number(settings.autoStreamSec)]
         }
     }
 }

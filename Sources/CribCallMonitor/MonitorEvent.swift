@@ -1,4 +1,5 @@
 public import CribCallProtocol
+public import CribCallStore
 
 /// What the monitor reports to its user interface (terminal text or `--json` lines).
 public enum MonitorEvent: Sendable, Hashable {
@@ -22,4 +23,6 @@ public enum MonitorEvent: Sendable, Hashable {
     case listenerDisconnected(certFingerprint: String, listenerId: String?, reason: String)
     /// A trusted listener was revoked (here or from another process) and its sessions closed.
     case listenerRevoked(listenerId: String)
+    /// The settings changed (here or from another process) and are in force now.
+    case settingsChanged(MonitorSettings)
 }

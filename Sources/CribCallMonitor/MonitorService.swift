@@ -28,6 +28,8 @@ public actor MonitorService {
     private var sessions: [UInt64: Session] = [:]
     private var nextConnection: UInt64 = 1
     private var pinExpiry: Task<Void, Never>?
+    private var settings: MonitorSettings
+    private var advertisement: (any AdvertisementHandle)?
 
     private struct Session {
         let connection: any ControlConnection
@@ -51,6 +53,7 @@ public actor MonitorService {
         self.wallClock = wallClock
         (events, emit) = AsyncStream.makeStream(of: MonitorEvent.self)
         pin = PINPairingMonitor(failedSessionsInARow: try database.pinPairingFailures())
+        settings = try database.monitorSettings()
         trusted.replace(with: try Self.trustedEntries(database))
     }
 
@@ -59,11 +62,10 @@ public actor MonitorService {
     /// Serves until the transport stops accepting connections (then every session has ended).
     /// - Parameter showingQR: Show a pairing QR code right after announcing `ready`.
     public func run(showingQR: Bool = false) async {
-        let settings = (try? database.monitorSettings()) ?? .defaults
         emit.yield(.ready(monitorId: monitorId, monitorName: settings.monitorName,
                           certFingerprint: identity.fingerprint.hex, port: transport.port))
         if showingQR { showQR() }
-        let watcher = Task { [weak self] in await self?.watchForRevocations() }
+        let watcher = Task { [weak self] in await self?.watchStore() }
         await withDiscardingTaskGroup { group in
             for await connection in transport.connections {
                 let id = register(connection)
@@ -225,9 +227,8 @@ public actor MonitorService {
     public func showQR(lifetime: Duration = QRPairingVerifier.maxTokenLifetime, port: Int? = nil) -> QRPairingPayload {
         let token = PairingToken.random()
         qr.show(token: token, now: .now, lifetime: lifetime)
-        let name = (try? database.monitorSettings().monitorName) ?? MonitorSettings.defaults.monitorName
         let payload = QRPairingPayload(
-            monitorId: monitorId, monitorName: name, monitorCertFingerprint: identity.fingerprint.hex,
+            monitorId: monitorId, monitorName: settings.monitorName, monitorCertFingerprint: identity.fingerprint.hex,
             monitorPublicKey: Data(identity.publicKeySPKI).base64EncodedString(),
             service: .init(defaultPort: port ?? transport.port), pairingToken: token)
         emit.yield(.qr(payload: payload, text: payload.qrText))
@@ -242,10 +243,40 @@ public actor MonitorService {
     /// Announces the monitor on the LAN (PROTOCOL.md §10: both service types, TXT with id, name, fingerprint,
     /// version and port). Discovery is only a convenience: listeners trust the pinned fingerprint, never the TXT.
     /// - Throws: `ServiceDiscoveryError` (e.g. no Avahi daemon) — the monitor works on without advertising.
+    /// The advertisement follows renames (`cribcall settings set name=…`) while the monitor runs.
     public func advertise(using advertiser: any ServiceAdvertiser) async throws -> any AdvertisementHandle {
-        let name = (try? database.monitorSettings().monitorName) ?? MonitorSettings.defaults.monitorName
-        return try await advertiser.advertise(MonitorAdvertisement(
-            monitorId: monitorId, monitorName: name, certFingerprint: identity.fingerprint.hex, port: transport.port))
+        let handle = try await advertiser.advertise(advertisement(named: settings.monitorName))
+        advertisement = handle
+        return handle
+    }
+
+    private func advertisement(named name: String) -> MonitorAdvertisement {
+        MonitorAdvertisement(monitorId: monitorId, monitorName: name, certFingerprint: identity.fingerprint.hex,
+                             port: transport.port)
+    }
+
+    // MARK: settings
+
+    /// The detection settings in force: they follow `cribcall settings set` from another process within a second.
+    public var detectorConfiguration: SoundDetectorConfiguration {
+        settings.detectorConfiguration
+    }
+
+    /// The settings in force.
+    public var currentSettings: MonitorSettings {
+        settings
+    }
+
+    /// Applies settings changed in the store (by this or another process): detection picks them up through
+    /// ``detectorConfiguration``, and a new name is announced on the LAN.
+    private func reloadSettings() async {
+        guard let stored = try? database.monitorSettings(), stored != settings else { return }
+        let renamed = stored.monitorName != settings.monitorName
+        settings = stored
+        emit.yield(.settingsChanged(stored))
+        if renamed, let advertisement {
+            try? await advertisement.update(self.advertisement(named: stored.monitorName))
+        }
     }
 
     /// Re-enables PIN pairing after the lockout.
@@ -292,10 +323,14 @@ public actor MonitorService {
         }
     }
 
-    /// Polls the database's change counter (cheap) so a revocation made by another process takes effect within
-    /// half a second.
-    private func watchForRevocations() async {
+    /// Polls the database's change counter (cheap) so a revocation, an unlock or a settings change made by another
+    /// process takes effect within half a second.
+    private func watchStore() async {
         var version = try? database.dataVersion()
+        // Changes made between `init` and now (e.g. `cribcall settings set` right after start) count too.
+        reloadTrust()
+        reloadPINLock()
+        await reloadSettings()
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
             let current = try? database.dataVersion()
@@ -303,6 +338,7 @@ public actor MonitorService {
                 version = current
                 reloadTrust()
                 reloadPINLock()
+                await reloadSettings()
             }
         }
     }

@@ -27,6 +27,12 @@ public enum PINDisplay {
         }
         let trimmed = rows.map { String($0.reversed().drop { $0 == " " }.reversed()) }
         return (["", "  Enter this PIN on the listener:", ""] + trimmed
-            + ["", "  (valid for \(expiresInSec) s; 3 attempts)"]).joined(separator: "\n")
+            + ["", validity(expiresInSec)]).joined(separator: "\n")
+    }
+
+    /// The last line of ``render(_:expiresInSec:)``: how long the PIN stays valid. A terminal rewrites it every
+    /// second as a countdown.
+    public static func validity(_ seconds: Int) -> String {
+        seconds > 0 ? "  (valid for \(seconds) s; 3 attempts)" : "  (expired)"
     }
 }

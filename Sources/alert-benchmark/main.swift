@@ -4,6 +4,7 @@
 // - NOISE_EVENT latency: from the detector's decision (reportNoise) to the listener's receipt, p50/p99;
 // - PIN and QR pairing time (connect, pinned handshake, CPace or token tag, confirmation, store);
 // - monitor CPU while detecting on test:cry in real time (percent of one core).
+import AudioCapture
 import ControlTransport
 import CribCallListener
 import CribCallMonitor
@@ -122,7 +123,7 @@ print(String(format: "NOISE_EVENT latency (decision → listener, %d events): p5
 let cpuStart = cpuSeconds()
 let wallStart = clock.now
 let detecting = Task {
-    try await DetectionLoop.run(source: TestAudioSource(.cry), configuration: .default) { detection in
+    try await DetectionLoop.run(input: TestSignalInput(.cry), configuration: { .default }) { detection in
         _ = try? await monitor.reportNoise(detection)
     }
 }

@@ -8,7 +8,8 @@ struct CribCall: AsyncParsableCommand {
         abstract: "CribCall: a LAN-only baby monitor with no cloud.",
         subcommands: [
             MonitorCommand.self, ScanCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self, CanonicalizeCommand.self,
-            DetectCommand.self, ListenersCommand.self, SettingsCommand.self, PairingCommand.self,
+            DetectCommand.self, ListenersCommand.self, SettingsCommand.self, PairingCommand.self, MonitorsCommand.self,
+            InstallServiceCommand.self,
         ]
     )
 }

@@ -3,6 +3,7 @@ import CanonicalJSON
 import CribCallListener
 import CribCallProtocol
 import CribCallStore
+import DesktopNotifications
 import DeviceIdentityStore
 import Foundation
 import QUIC
@@ -23,6 +24,9 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per line instead of text.")
     var json = false
 
+    @Flag(name: .customLong("no-notify"), help: "Do not raise desktop notifications (they need a session bus).")
+    var noNotify = false
+
     func run() async throws {
         let directory = data.url
         let identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
@@ -32,15 +36,46 @@ struct ListenCommand: AsyncParsableCommand {
         }
         let service = ListenerService(identity: identity, name: name, database: database,
                                       connector: try QUICConnector(identity: identity))
+        let notifications = noNotify ? nil : await Self.desktopNotifications()
         let listening = Task {
             for await event in await service.listen() {
                 let line = json ? Self.json(event).canonicalString : Self.text(event)
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                if let notification = event.desktopNotification { notifications?.yield(notification) }
             }
+            notifications?.finish()
         }
         let stop = ShutdownSignals { listening.cancel() }
         await listening.value
         _ = stop
+    }
+
+    /// Raises desktop notifications one after the other (so updates of one monitor's bubble keep their order),
+    /// never holding up the terminal output. Nil, after one line on stderr, when there is no notification service.
+    static func desktopNotifications() async -> AsyncStream<DesktopNotification>.Continuation? {
+        let notifier: FreedesktopNotifier
+        do {
+            notifier = try await FreedesktopNotifier.connect()
+        } catch {
+            let reason = (error as? DesktopNotificationError)?.message ?? "\(error)"
+            let line = "cribcall listen: no desktop notifications (\(reason)); alerts are shown here only\n"
+            FileHandle.standardError.write(Data(line.utf8))
+            return nil
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: DesktopNotification.self,
+                                                            bufferingPolicy: .bufferingNewest(32))
+        Task {
+            var warned = false
+            for await notification in stream {
+                do {
+                    _ = try await notifier.notify(notification)
+                } catch where !warned {
+                    warned = true
+                    FileHandle.standardError.write(Data("cribcall listen: a desktop notification failed: \(error)\n".utf8))
+                } catch {}
+            }
+        }
+        return continuation
     }
 
     static func json(_ event: ListenerEvent) -> JSONValue {

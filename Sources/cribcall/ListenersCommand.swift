@@ -135,14 +135,6 @@ struct ListenersCommand: ParsableCommand {
             [printable(listener.listenerId), printable(listener.name), String(listener.fingerprint.hex.prefix(16)) + "…",
              timestamp(listener.createdAt)]
         }
-        var widths = [Int](repeating: 0, count: rows[0].count)
-        for row in rows {
-            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
-        }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        return TextTable.render(rows)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioCapture
 import CanonicalJSON
 import CribCallMonitor
 import CribCallStore
@@ -9,6 +10,7 @@ import QRCode
 import QUIC
 import ServiceDiscovery
 import SoundDetection
+import Synchronization
 
 /// `cribcall monitor`: the baby-room device. Wiring and printing only; the work is in MonitorService.
 struct MonitorCommand: AsyncParsableCommand {
@@ -32,8 +34,12 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on (default: all interfaces, IPv6 and IPv4).")
     var host = "::"
 
-    @Option(help: "Audio source: test:cry (a 3 s cry every 10 s) or test:silence.")
-    var audioSource = "test:cry"
+    @Option(help: ArgumentHelp(
+        "Where to listen: \(AudioSourceSpec.syntax).",
+        discussion: "auto is the system's default microphone; file:PATH loops an audio file in real time; "
+            + "test:cry plays a 3 s cry every 10 s (PROTOCOL.md §8).",
+        valueName: "source"))
+    var audioSource = "auto"
 
     @Flag(help: "Show a pairing QR code at start (valid 5 minutes).")
     var qr = false
@@ -48,10 +54,11 @@ struct MonitorCommand: AsyncParsableCommand {
     var noDiscovery = false
 
     func run() async throws {
-        guard let source = TestAudioSource(source: audioSource) else {
-            throw ValidationError(
-                "audio source '\(audioSource)' is not available yet: capture through GStreamer arrives with live "
-                    + "streaming; use test:cry or test:silence")
+        let input: any AudioInput
+        do {
+            input = try AudioInputs.open(try AudioSourceSpec(parsing: audioSource))
+        } catch {
+            throw ValidationError(error.message)
         }
         let directory = data.url
         let identity: DeviceIdentity
@@ -75,10 +82,19 @@ struct MonitorCommand: AsyncParsableCommand {
         let output = Output(json: json, qrPNG: qrPNG)
         let printer = Task { for await event in service.events { output.print(event) } }
         let stop = ShutdownSignals { await listener.shutdown() }
-        let settings = try database.monitorSettings()
         let detection = Task {
-            try await DetectionLoop.run(source: source, configuration: settings.detectorConfiguration) { detection in
-                _ = try? await service.reportNoise(detection)
+            do {
+                try await DetectionLoop.run(input: input, configuration: { await service.detectorConfiguration }) {
+                    _ = try? await service.reportNoise($0)
+                }
+            } catch is CancellationError {
+            } catch let error as AudioCaptureError {
+                // Without audio the monitor would watch over nothing: say so and stop, rather than look alive.
+                FileHandle.standardError.write(Data("cribcall monitor: audio stopped: \(error.message)\n".utf8))
+                await listener.shutdown()
+            } catch {
+                FileHandle.standardError.write(Data("cribcall monitor: sound detection stopped: \(error)\n".utf8))
+                await listener.shutdown()
             }
         }
         var advertisement: (any AdvertisementHandle)?
@@ -96,12 +112,20 @@ struct MonitorCommand: AsyncParsableCommand {
         _ = stop
     }
 
-    /// Prints monitor events as text or JSON lines, flushing each line.
+    /// Prints monitor events as text or JSON lines, flushing each line. On a terminal, the PIN's validity line
+    /// counts down every second until the PIN is used, replaced or expired.
     struct Output: Sendable {
         let json: Bool
         let qrPNG: String?
+        private let countdown = Countdown()
+
+        init(json: Bool, qrPNG: String?) {
+            self.json = json
+            self.qrPNG = qrPNG
+        }
 
         func print(_ event: MonitorEvent) {
+            countdown.stop()
             if case .qr(_, let text) = event, let qrPNG {
                 do {
                     try Data(try QRCodeEncoder.encode(text).png()).write(to: URL(fileURLWithPath: qrPNG))
@@ -111,7 +135,10 @@ struct MonitorCommand: AsyncParsableCommand {
             }
             let line = json ? event.json.canonicalString : text(event)
             guard let line else { return }
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            countdown.write(line + "\n")
+            if !json, case .pin(_, _, let seconds) = event, isatty(STDOUT_FILENO) == 1 {
+                countdown.start(seconds: seconds)
+            }
         }
 
         func text(_ event: MonitorEvent) -> String? {
@@ -140,7 +167,47 @@ struct MonitorCommand: AsyncParsableCommand {
                 return "Listener \(id ?? fingerprint) disconnected."
             case .listenerRevoked(let id):
                 return "Listener \(id) was revoked and disconnected."
+            case .settingsChanged(let settings):
+                return "Settings now in force: name \"\(settings.monitorName)\", threshold \(settings.threshold), "
+                    + "minimum \(settings.minDurationMs) ms, cooldown \(settings.cooldownSec) s."
             }
+        }
+    }
+}
+
+/// Rewrites the PIN's validity line once a second (cursor up, clear line), serialising every write to stdout so
+/// the countdown and the event lines never interleave.
+final class Countdown: Sendable {
+    private let state = Mutex<Task<Void, Never>?>(nil)
+    private let output = Mutex(())
+
+    func write(_ text: String) {
+        output.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
+    }
+
+    /// Replaces the last line, unless the countdown was stopped: checked under the output lock, so a line
+    /// printed after `stop()` is never the one erased.
+    private func rewriteLastLine(_ line: String) {
+        output.withLock { _ in
+            guard !Task.isCancelled else { return }
+            FileHandle.standardOutput.write(Data(("\u{1B}[1A\r\u{1B}[2K" + line + "\n").utf8))
+        }
+    }
+
+    func start(seconds: Int) {
+        let task = Task { [weak self] in
+            for remaining in stride(from: seconds - 1, through: 0, by: -1) {
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                self?.rewriteLastLine(PINDisplay.validity(remaining))
+            }
+        }
+        state.withLock { $0 = task }
+    }
+
+    func stop() {
+        state.withLock { task in
+            task?.cancel()
+            task = nil
         }
     }
 }

@@ -14,7 +14,8 @@ struct PairCommand: AsyncParsableCommand {
         abstract: "Pair this listener with a monitor (PIN or QR code).",
         discussion: """
             By PIN: cribcall pair --pin --address HOST:PORT --fingerprint FP (the monitor prints both), then type \
-            the PIN the monitor shows. By QR code: cribcall pair --qr 'JSON' [--address HOST[:PORT]].
+            the PIN the monitor shows (or --monitor NAME to find it on the LAN). By QR code: cribcall pair --qr 'JSON' \
+            [--address HOST[:PORT]] (without --address the monitor is found on the LAN).
             """
     )
 
@@ -53,8 +54,11 @@ struct PairCommand: AsyncParsableCommand {
         let record: TrustedMonitorRecord
         if let qr {
             let (host, port) = try Self.split(address ?? "", requirePort: false)
-            guard let host else { throw ValidationError("--qr needs --address HOST[:PORT] until discovery lands") }
-            record = try await service.pairWithQR(qrText: qr, host: host, port: port)
+            if let host {
+                record = try await service.pairWithQR(qrText: qr, host: host, port: port)
+            } else {
+                record = try await service.pairWithQR(qrText: qr, discoveringWith: DNSSDServiceDiscovery())
+            }
         } else if pin {
             var (host, port) = try Self.split(address ?? "", requirePort: address != nil)
             var fingerprintText = fingerprint

@@ -119,6 +119,61 @@ struct MonitorListenerTests {
         await monitor.listener.shutdown()
         await monitor.run.value
     }
+
+    @Test("QR pairing without an address finds the monitor on the LAN by the id in the code")
+    func qrPairingThroughDiscovery() async throws {
+        let network = InMemoryNetwork()
+        let mdns = InMemoryServiceDiscovery(hosts: ["192.0.2.10"])
+        let monitorIdentity = try DeviceIdentity.generate(now: Date())
+        let monitor = try startMonitor(network, identity: monitorIdentity, database: try CribCallDatabase.inMemory())
+        _ = try await monitor.service.advertise(using: mdns)
+        let payload = await monitor.service.showQR()
+        let listenerIdentity = try DeviceIdentity.generate(now: Date())
+        let listener = ListenerService(identity: listenerIdentity, name: "Phone", database: try CribCallDatabase.inMemory(),
+                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let record = try await listener.pairWithQR(qrText: payload.qrText, discoveringWith: mdns)
+        #expect(record.monitorId == monitorIdentity.deviceId.uuidString.lowercased())
+        #expect(record.lastKnownHost == "192.0.2.10" && record.lastKnownPort == 48080)
+
+        // A code for a monitor that is not on the LAN fails with advice, after the timeout.
+        let elsewhere = InMemoryServiceDiscovery()
+        let absent = await #expect(throws: ListenerService.Failure.self) {
+            try await listener.pairWithQR(qrText: payload.qrText, discoveringWith: elsewhere, timeout: .milliseconds(200))
+        }
+        #expect(absent?.description.contains("--address") == true)
+        await monitor.listener.shutdown()
+        await monitor.run.value
+    }
+
+    @Test("forgetting a monitor tells it (UNPAIRED) and forgets it here; an unreachable one is forgotten here anyway")
+    func forget() async throws {
+        let network = InMemoryNetwork()
+        let monitorIdentity = try DeviceIdentity.generate(now: Date())
+        let monitorDatabase = try CribCallDatabase.inMemory()
+        let monitor = try startMonitor(network, identity: monitorIdentity, database: monitorDatabase)
+        let listenerIdentity = try DeviceIdentity.generate(now: Date())
+        let database = try CribCallDatabase.inMemory()
+        let listener = ListenerService(identity: listenerIdentity, name: "Phone", database: database,
+                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let record = try await listener.pairWithQR(qrText: await monitor.service.showQR(port: 48080).qrText, host: "nursery")
+        #expect(try monitorDatabase.trustedListeners().count == 1)
+
+        #expect(try await listener.forget(record) == .monitorConfirmed)
+        #expect(try database.trustedMonitors().isEmpty)
+        #expect(try monitorDatabase.trustedListeners().isEmpty)
+
+        // Paired again, then the monitor is switched off: forgotten here, with the reason it was not told.
+        let again = try await listener.pairWithQR(qrText: await monitor.service.showQR(port: 48080).qrText, host: "nursery")
+        await monitor.listener.shutdown()
+        await monitor.run.value
+        guard case .monitorNotTold(let reason) = try await listener.forget(again, timeout: .seconds(2)) else {
+            Issue.record("an unreachable monitor cannot have confirmed")
+            return
+        }
+        #expect(!reason.isEmpty)
+        #expect(try database.trustedMonitors().isEmpty)
+        #expect(try monitorDatabase.trustedListeners().count == 1)  // it keeps trusting until revoked there
+    }
 }
 
 @Suite("Discovery through the services (in-memory mDNS)")

@@ -16,9 +16,16 @@ public final class BackgroundProcess: @unchecked Sendable {
     private var partial = Data()
     private var errorText = Data()
     private var exitStatus: Int32?
+    private let input: Pipe?
 
     /// Starts `executable` with `arguments`.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// - Parameter acceptsInput: Give the program a stdin pipe that ``send(_:)`` writes to (else /dev/null).
+    public init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        acceptsInput: Bool = false
+    ) throws {
         process.executableURL = URL(fileURLWithPath: try Subprocess.resolve(executable))
         process.arguments = arguments
         if !environment.isEmpty {
@@ -28,7 +35,8 @@ public final class BackgroundProcess: @unchecked Sendable {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
-        process.standardInput = FileHandle.nullDevice
+        input = acceptsInput ? Pipe() : nil
+        process.standardInput = input ?? FileHandle.nullDevice
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             self?.collect(handle.availableData)
         }
@@ -58,6 +66,12 @@ public final class BackgroundProcess: @unchecked Sendable {
             lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
             partial = Data(partial[partial.index(after: newline)...])
         }
+    }
+
+    /// Writes `text` to the program's stdin (it must have been started with `acceptsInput`).
+    public func send(_ text: String) {
+        precondition(input != nil, "BackgroundProcess: started without acceptsInput")
+        try? input?.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     }
 
     /// The process id.

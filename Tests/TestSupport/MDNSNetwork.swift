@@ -1,20 +1,19 @@
 import Foundation
-import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A hermetic two-host LAN for discovery tests: network namespaces A (10.78.0.1) and B (10.78.0.2) joined by a
-/// veth pair, and in the chosen namespaces a private D-Bus system bus (socket in a temp directory) plus an
+/// A hermetic two-host LAN for discovery and end-to-end tests: network namespaces A (10.78.0.1) and B
+/// (10.78.0.2) joined by a veth pair, and in the chosen namespaces a private D-Bus system bus (socket in a temp directory) plus an
 /// avahi-daemon bound to it. Nothing touches the host's network, bus or /run: avahi runs in the mount namespace
 /// `ip netns exec` creates, on a private tmpfs /run. Everything is removed again by ``with(avahiIn:_:)``.
-final class MDNSNetwork: Sendable {
-    static let addressA = "10.78.0.1"
-    static let addressB = "10.78.0.2"
+public final class MDNSNetwork: Sendable {
+    public static let addressA = "10.78.0.1"
+    public static let addressB = "10.78.0.2"
 
     /// The namespace names.
-    let a: String
-    let b: String
+    public let a: String
+    public let b: String
     private let directory: URL
 
     private init(tag: String, directory: URL) {
@@ -24,7 +23,7 @@ final class MDNSNetwork: Sendable {
     }
 
     /// Why the namespace tests cannot run here, or nil. Root and the Debian tools are required.
-    static func unavailableReason() -> String? {
+    public static func unavailableReason() -> String? {
         if getuid() != 0 { return "network namespaces need root (CI and `make test` run as root)" }
         for tool in ["ip", "dbus-daemon", "avahi-daemon", "mount"] where (try? Subprocess.resolve(tool)) == nil {
             return "\(tool) is not installed: run `make test`, which installs avahi-daemon, dbus and iproute2"
@@ -33,14 +32,14 @@ final class MDNSNetwork: Sendable {
     }
 
     /// Whether a test can run; when it cannot, says so loudly on stderr.
-    static func available(for test: String) -> Bool {
+    public static func available(for test: String) -> Bool {
         guard let reason = unavailableReason() else { return true }
         FileHandle.standardError.write(Data("WARNING: SKIPPING \(test): \(reason)\n".utf8))
         return false
     }
 
     /// The D-Bus system bus address of namespace `namespace`'s private bus.
-    func busAddress(_ namespace: String) -> String {
+    public func busAddress(_ namespace: String) -> String {
         "unix:path=\(directory.path)/\(namespace)/bus"
     }
 
@@ -49,7 +48,7 @@ final class MDNSNetwork: Sendable {
     /// - Parameters:
     ///   - busIn: Namespaces that get a private D-Bus system bus (default: those with avahi).
     ///   - avahiIn: Namespaces that get a private D-Bus and avahi-daemon (by name: "a", "b").
-    static func with(
+    public static func with(
         busIn: Set<String>? = nil,
         avahiIn: Set<String>,
         _ body: (MDNSNetwork) async throws -> Void
@@ -76,8 +75,9 @@ final class MDNSNetwork: Sendable {
         network.destroy()
     }
 
-    struct SetupError: Error, CustomStringConvertible {
-        var description: String
+    public struct SetupError: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     private func ip(_ arguments: String...) throws {
@@ -101,16 +101,32 @@ final class MDNSNetwork: Sendable {
     }
 
     private func destroy() {
-        for namespace in [a, b] { _ = try? Subprocess.run("ip", ["netns", "del", namespace]) }
+        for namespace in [a, b] {
+            // Whatever still runs in the namespace (a daemon that outlived its stop, a program a failed test left
+            // behind) goes with it.
+            let pids = (try? Subprocess.run("ip", ["netns", "pids", namespace]))?.stdoutText ?? ""
+            for pid in pids.split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+            _ = try? Subprocess.run("ip", ["netns", "del", namespace])
+        }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A shell command that runs `daemon` as a child of the shell and forwards SIGTERM/SIGINT to it.
+    ///
+    /// Foundation's `Process` on Linux learns that a child exited when a socket the child inherited is closed, and
+    /// then waits for it with a *blocking* `waitpid` on its one monitoring thread. Daemons that close every
+    /// inherited descriptor at start-up (avahi-daemon, dbus-daemon) would block that thread until they exit, and no
+    /// other child's exit would be noticed meanwhile. The shell keeps the descriptor instead.
+    static func supervised(_ daemon: String) -> String {
+        "\(daemon) & child=$!; trap 'kill -TERM $child 2>/dev/null; wait $child; exit 0' TERM INT; wait $child"
     }
 
     private func startBus(_ namespace: String) async throws -> BackgroundProcess {
         let folder = directory.appendingPathComponent(namespace)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let bus = try BackgroundProcess("ip", [
-            "netns", "exec", namespace, "dbus-daemon", "--system", "--nofork", "--nopidfile",
-            "--address=\(busAddress(namespace))",
+            "netns", "exec", namespace, "sh", "-c",
+            Self.supervised("dbus-daemon --system --nofork --nopidfile --address=\(busAddress(namespace))"),
         ])
         let socket = folder.appendingPathComponent("bus").path
         let deadline = ContinuousClock.now + .seconds(10)
@@ -152,8 +168,8 @@ final class MDNSNetwork: Sendable {
             "ip",
             [
                 "netns", "exec", namespace, "sh", "-c",
-                "mount -t tmpfs mdns-test /run && mkdir /run/avahi-daemon && exec avahi-daemon --no-drop-root "
-                    + "--no-chroot --no-rlimits --debug -f '\(config.path)'",
+                "mount -t tmpfs mdns-test /run && mkdir /run/avahi-daemon && "
+                    + Self.supervised("avahi-daemon --no-drop-root --no-chroot --no-rlimits --debug -f '\(config.path)'"),
             ],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace)]
         )
@@ -168,17 +184,42 @@ final class MDNSNetwork: Sendable {
         return avahi
     }
 
-    /// Starts `mdns-probe` in `namespace`, talking to that namespace's bus.
-    func probe(_ namespace: String, _ arguments: [String]) throws -> BackgroundProcess {
+    /// Takes the link between the two hosts down (both veth ends lose carrier) or brings it back up.
+    public func setLink(up: Bool) throws {
+        for namespace in [a, b] {
+            try ip("-n", namespace, "link", "set", namespace, up ? "up" : "down")
+        }
+    }
+
+    /// Starts `executable` in `namespace`, talking to that namespace's private bus (and so its avahi-daemon).
+    public func start(
+        _ namespace: String,
+        _ executable: String,
+        _ arguments: [String],
+        acceptsInput: Bool = false
+    ) throws -> BackgroundProcess {
         try BackgroundProcess(
-            "ip",
-            ["netns", "exec", namespace, try Subprocess.builtProduct("mdns-probe")] + arguments,
-            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace)]
+            "ip", ["netns", "exec", namespace, try Subprocess.resolve(executable)] + arguments,
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace), "AVAHI_COMPAT_NOWARN": "1"],
+            acceptsInput: acceptsInput
         )
     }
 
+    /// Runs `executable` in `namespace` to completion (see ``start(_:_:_:acceptsInput:)``).
+    public func run(_ namespace: String, _ executable: String, _ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess.run(
+            "ip", ["netns", "exec", namespace, try Subprocess.resolve(executable)] + arguments,
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace), "AVAHI_COMPAT_NOWARN": "1"]
+        )
+    }
+
+    /// Starts `mdns-probe` in `namespace`, talking to that namespace's bus.
+    public func probe(_ namespace: String, _ arguments: [String]) throws -> BackgroundProcess {
+        try start(namespace, try Subprocess.builtProduct("mdns-probe"), arguments)
+    }
+
     /// Starts the python-zeroconf peer in `namespace` (it speaks mDNS itself: no avahi needed there).
-    func zeroconfPeer(_ namespace: String, _ arguments: [String]) throws -> BackgroundProcess {
+    public func zeroconfPeer(_ namespace: String, _ arguments: [String]) throws -> BackgroundProcess {
         guard let python = InteropPeers.python else {
             throw SetupError(description: "the Python interop venv is missing: run `make test`")
         }
@@ -188,6 +229,6 @@ final class MDNSNetwork: Sendable {
 }
 
 /// Decodes one JSON-lines output line.
-func jsonObject(_ line: String) -> [String: Any]? {
+public func jsonObject(_ line: String) -> [String: Any]? {
     (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
 }

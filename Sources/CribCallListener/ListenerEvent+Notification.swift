@@ -1,0 +1,40 @@
+import CribCallProtocol
+public import DesktopNotifications
+import Foundation
+
+extension ListenerEvent {
+    /// The desktop notification a parent should get for this event, or nil (a routine connection needs none).
+    ///
+    /// One notification per monitor (tagged with its id), replaced as things change: an alert, then "link lost",
+    /// then "back" all update the same bubble instead of piling up. Alerts and a lost link are critical and stay
+    /// until dismissed; the all-clear goes away by itself.
+    public var desktopNotification: DesktopNotification? {
+        switch self {
+        case .connected:
+            return nil
+        case .noise(let monitorId, let name, let event):
+            let time = Date(timeIntervalSince1970: Double(event.timestamp) / 1000)
+                .formatted(date: .omitted, time: .shortened)
+            let missed = event.replayed == true
+            return DesktopNotification(
+                summary: missed ? "Missed alert from \(name)" : "Noise in \(name)",
+                body: "\(missed ? "While the link was down: noise" : "Noise") at \(time), peak level \(event.peakLevel) of 100.",
+                urgency: .critical, category: .device, tag: monitorId, expiration: .never)
+        case .linkLost(let monitorId, let name, _):
+            return DesktopNotification(
+                summary: "Lost the link to \(name)",
+                body: "Alerts from \(name) cannot reach you. Reconnecting; missed alerts will follow.",
+                urgency: .critical, category: .networkDisconnected, tag: monitorId, icon: "network-offline",
+                expiration: .never)
+        case .linkRestored(let monitorId, let name):
+            return DesktopNotification(
+                summary: "\(name) is back", body: "The link is restored; any missed alerts are shown.",
+                urgency: .normal, category: .networkConnected, tag: monitorId, expiration: .after(.seconds(10)))
+        case .unauthorized(let monitorId, let name, let message):
+            return DesktopNotification(
+                summary: "\(name) no longer accepts this listener",
+                body: "\(message). Pair again to get its alerts.",
+                urgency: .critical, category: .deviceError, tag: monitorId, icon: "dialog-warning", expiration: .never)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// Shows desktop notifications. The real one is ``FreedesktopNotifier``; tests of a service use
+/// ``RecordingNotificationPresenter``.
+public protocol NotificationPresenter: Sendable {
+    /// Shows `notification`, replacing the one shown before with the same ``DesktopNotification/tag``.
+    ///
+    /// Returns within the presenter's time bound even when the notification server hangs.
+    ///
+    /// - Parameter notification: What to show.
+    /// - Returns: The presenter's id of the notification on screen.
+    /// - Throws: ``DesktopNotificationError`` when it could not be shown. Callers treat that as non-fatal: a desktop
+    ///   notification is a convenience next to the command's own output.
+    @discardableResult
+    func notify(_ notification: DesktopNotification) async throws -> UInt32
+}

@@ -1,0 +1,83 @@
+public import Foundation
+
+/// The user services of `cribcall install-service`: `cribcall monitor` or `cribcall listen` under the user's
+/// systemd manager.
+public enum CribCallServiceUnit {
+    /// Which CribCall command the service runs.
+    public enum Role: String, Sendable, Hashable, CaseIterable {
+        /// `cribcall monitor`.
+        case monitor
+        /// `cribcall listen`.
+        case listener
+
+        /// The unit file name.
+        public var unitName: String { "cribcall-\(rawValue).service" }
+
+        var subcommand: String {
+            switch self {
+            case .monitor: "monitor"
+            case .listener: "listen"
+            }
+        }
+    }
+
+    /// The settings passed to the command.
+    public struct Settings: Sendable, Hashable {
+        /// The absolute path of the cribcall program.
+        public var executable: String
+        /// The data directory (made absolute against the current directory).
+        public var dataDirectory: URL
+        /// `--name`.
+        public var name: String?
+        /// `--audio-source` (monitor only).
+        public var audioSource: String?
+        /// `--port` (monitor only).
+        public var port: Int?
+
+        public init(executable: String, dataDirectory: URL, name: String? = nil, audioSource: String? = nil,
+                    port: Int? = nil) {
+            self.executable = executable
+            self.dataDirectory = dataDirectory
+            self.name = name
+            self.audioSource = audioSource
+            self.port = port
+        }
+    }
+
+    /// The unit for `role` with `settings`.
+    ///
+    /// - Throws: ``SystemdUnitError`` `invalidCommand` for monitor-only settings on a listener, or a program path
+    ///   a unit cannot express.
+    public static func unit(_ role: Role, _ settings: Settings) throws -> UserServiceUnit {
+        var arguments = [role.subcommand, "--data-dir", settings.dataDirectory.standardizedFileURL.path]
+        if let name = settings.name { arguments += ["--name", name] }
+        switch role {
+        case .monitor:
+            if let audioSource = settings.audioSource { arguments += ["--audio-source", audioSource] }
+            if let port = settings.port { arguments += ["--port", String(port)] }
+        case .listener:
+            guard settings.audioSource == nil, settings.port == nil else {
+                throw SystemdUnitError(.invalidCommand, "--audio-source and --port are settings of the monitor")
+            }
+        }
+        let what = role == .monitor ? "monitor" : "listener"
+        let unit = UserServiceUnit(
+            name: role.unitName,
+            description: "CribCall \(what)" + (settings.name.map { " \"\($0)\"" } ?? ""),
+            executable: settings.executable,
+            arguments: arguments,
+            generator: "cribcall install-service \(role.rawValue)")
+        _ = try unit.rendered()  // report an inexpressible command now
+        return unit
+    }
+
+    /// The absolute path of the running program (`/proc/self/exe` on Linux), to put in `ExecStart=`.
+    public static func currentExecutable() -> String {
+        let proc = URL(fileURLWithPath: "/proc/self/exe")
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: proc.path), resolved.hasPrefix("/") {
+            return resolved
+        }
+        let argument0 = CommandLine.arguments.first ?? "cribcall"
+        return URL(fileURLWithPath: argument0).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}

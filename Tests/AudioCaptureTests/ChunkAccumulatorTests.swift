@@ -1,0 +1,33 @@
+@testable import AudioCapture
+import Testing
+
+@Suite("Chunking")
+struct ChunkAccumulatorTests {
+    @Test("buffers of any size come out as exact chunks, in order, with the remainder carried")
+    func exactChunks() {
+        var accumulator = ChunkAccumulator(chunkSize: 4)
+        var out: [[Float]] = []
+        let input = (0..<23).map(Float.init)
+        var index = 0
+        for size in [1, 3, 7, 0, 2, 10] {
+            out += accumulator.append(Array(input[index..<(index + size)]))
+            index += size
+        }
+        #expect(out == stride(from: 0, to: 20, by: 4).map { start in (start..<(start + 4)).map(Float.init) })
+        #expect(accumulator.pendingCount == 3)
+    }
+
+    @Test("unaligned bytes and a trailing partial sample are handled")
+    func unalignedBytes() {
+        var accumulator = ChunkAccumulator(chunkSize: 2)
+        let samples: [Float] = [0.5, -0.25, 1]
+        var bytes: [UInt8] = [0xAA]  // shifts the floats off their natural alignment
+        bytes += samples.withUnsafeBytes { Array($0) }
+        bytes += [0x01, 0x02]  // a partial sample
+        let chunks = bytes.withUnsafeBytes { raw in
+            accumulator.append(nativeFloats: UnsafeRawBufferPointer(rebasing: raw.dropFirst()))
+        }
+        #expect(chunks == [[0.5, -0.25]])
+        #expect(accumulator.pendingCount == 1)
+    }
+}

@@ -1,0 +1,27 @@
+import AudioCapture
+import SoundDetection
+import Testing
+
+/// `test:cry` / `test:silence` as live inputs: the same samples as ``TestAudioSource``, in 100 ms chunks.
+@Suite("Test signal input")
+struct TestSignalInputTests {
+    @Test("delivers TestAudioSource's samples in 100 ms chunks and stops when asked")
+    func samplesAndStop() async throws {
+        let input = TestSignalInput(.cry)
+        var reference = TestAudioSource(.cry)
+        var received = 0
+        for try await chunk in input.chunks() {
+            #expect(chunk.count == 1_600)
+            #expect(chunk == reference.next(1_600))
+            received += 1
+            if received == 5 { await input.stop() }
+        }
+        #expect(received >= 5 && received <= 7, "the stream kept going after stop(): \(received) chunks")
+    }
+
+    @Test("the spec opens the matching input: test signals in-process, the rest through GStreamer")
+    func opening() throws {
+        #expect(try AudioInputs.open(try AudioSourceSpec(parsing: "test:silence")) is TestSignalInput)
+        #expect(try AudioInputs.open(try AudioSourceSpec(parsing: "file:/nonexistent.wav")) is GStreamerAudioCapture)
+    }
+}

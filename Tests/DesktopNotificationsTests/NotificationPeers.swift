@@ -1,0 +1,122 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A private D-Bus session bus (`dbus-daemon` with its own config in a temporary directory), so tests never touch
+/// the machine's buses and run in parallel.
+final class PrivateSessionBus: Sendable {
+    let directory: URL
+    let address: String
+    private let daemon: BackgroundProcess
+
+    private init(directory: URL, address: String, daemon: BackgroundProcess) {
+        self.directory = directory
+        self.address = address
+        self.daemon = daemon
+    }
+
+    /// The environment a desktop session would give a program on this bus.
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+
+    static func start() async throws -> PrivateSessionBus {
+        let directory = try Subprocess.temporaryDirectory("dbus-bus")
+        let config = directory.appendingPathComponent("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(directory.path)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try BackgroundProcess(
+            "dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"])
+        guard let address = await daemon.line(timeout: .seconds(10), where: { $0.hasPrefix("unix:") }) else {
+            await daemon.stop()
+            throw PeerFailure("dbus-daemon did not print its address: \(daemon.errorOutput)")
+        }
+        return PrivateSessionBus(directory: directory, address: address, daemon: daemon)
+    }
+
+    func stop() async {
+        await daemon.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The independent notification server (`Tests/Interop/dbus/notification_server.py`, jeepney) on a bus.
+final class NotificationServer: Sendable {
+    private let process: BackgroundProcess
+
+    private init(process: BackgroundProcess) {
+        self.process = process
+    }
+
+    static func start(on bus: PrivateSessionBus, arguments: [String] = []) async throws -> NotificationServer {
+        guard let python = InteropPeers.python else {
+            throw PeerFailure("the Python interop venv is missing (HOMEAPPS_PYTHON or .venv/bin/python); run `make test`")
+        }
+        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/dbus/notification_server.py").path
+        let process = try BackgroundProcess(python, [script, "--address", bus.address] + arguments)
+        guard await process.line(where: { $0.contains("\"event\": \"ready\"") }) != nil else {
+            await process.stop()
+            throw PeerFailure(
+                "notification_server.py did not start (is jeepney==0.9.0 installed in the venv?): \(process.errorOutput)")
+        }
+        return NotificationServer(process: process)
+    }
+
+    /// The Notify calls the server recorded, as JSON objects.
+    var notifications: [[String: Any]] {
+        process.output.compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["event"] as? String == "notify"
+            else { return nil }
+            return object
+        }
+    }
+
+    /// Waits until the server has recorded `count` Notify calls.
+    func waitForNotifications(_ count: Int) async -> [[String: Any]] {
+        _ = await process.line { _ in notifications.count >= count }
+        return notifications
+    }
+
+    func stop() async {
+        await process.stop()
+    }
+}
+
+struct PeerFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The tools these tests need; missing ones skip the test loudly, or fail it when the run requires interop
+/// (`make test`, CI).
+enum NotificationTestTools {
+    static func available(for test: String, needsPython: Bool = true) -> Bool {
+        var missing: [String] = []
+        if (try? Subprocess.resolve("dbus-daemon")) == nil { missing.append("dbus-daemon (Debian package dbus-daemon)") }
+        if needsPython, InteropPeers.python == nil {
+            missing.append("the Python venv with jeepney==0.9.0 (make test)")
+        }
+        guard !missing.isEmpty else { return true }
+        if InteropPeers.required {
+            Issue.record("\(test) needs \(missing.joined(separator: ", "))")
+        } else {
+            FileHandle.standardError.write(Data(
+                "WARNING: SKIPPING \(test): missing \(missing.joined(separator: ", ")). Run `make test`.\n".utf8))
+        }
+        return false
+    }
+}
