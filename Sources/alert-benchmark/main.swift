@@ -3,7 +3,8 @@
 // Real QUIC on 127.0.0.1 between a MonitorService and a ListenerService:
 // - NOISE_EVENT latency: from the detector's decision (reportNoise) to the listener's receipt, p50/p99;
 // - PIN and QR pairing time (connect, pinned handshake, CPace or token tag, confirmation, store);
-// - monitor CPU while detecting on test:cry in real time (percent of one core).
+// - monitor CPU while detecting in real time (percent of one core): on the in-process test:cry signal, and on
+//   the same cry audio captured through GStreamer (a looping 48 kHz WAV file, decoded and resampled to 16 kHz).
 import AudioCapture
 import ControlTransport
 import CribCallListener
@@ -119,20 +120,46 @@ let latencies = sentAt.all
 print(String(format: "NOISE_EVENT latency (decision → listener, %d events): p50 %.2f ms, p99 %.2f ms",
              latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99)))
 
-// Monitor CPU while detecting in real time.
-let cpuStart = cpuSeconds()
-let wallStart = clock.now
-let detecting = Task {
-    try await DetectionLoop.run(input: TestSignalInput(.cry), configuration: { .default }) { detection in
-        _ = try? await monitor.reportNoise(detection)
+/// The whole process's CPU while `input` feeds detection for 10 s, in percent of one core.
+func detectionCPU(_ input: any AudioInput) async throws -> Double {
+    let cpuStart = cpuSeconds()
+    let wallStart = clock.now
+    let detecting = Task {
+        try await DetectionLoop.run(input: input, configuration: { .default }) { detection in
+            _ = try? await monitor.reportNoise(detection)
+        }
     }
+    try await Task.sleep(for: .seconds(10))
+    detecting.cancel()
+    await input.stop()
+    return (cpuSeconds() - cpuStart) / (milliseconds(clock.now - wallStart) / 1000) * 100
 }
-try await Task.sleep(for: .seconds(10))
-detecting.cancel()
-let cpu = (cpuSeconds() - cpuStart) / (milliseconds(clock.now - wallStart) / 1000) * 100
+
+/// 20 s of test:cry at 48 kHz mono as a 16-bit WAV file (the signal upsampled by repetition: fine for CPU).
+func cryWAV() throws -> URL {
+    var source = TestAudioSource(.cry)
+    var pcm = Data()
+    for sample in source.next(16_000 * 20) {
+        let value = Int16(max(-1, min(1, sample)) * 32767)
+        for _ in 0..<3 { withUnsafeBytes(of: value.littleEndian) { pcm.append(contentsOf: $0) } }
+    }
+    func le<T: FixedWidthInteger>(_ value: T) -> Data { withUnsafeBytes(of: value.littleEndian) { Data($0) } }
+    var wav = Data("RIFF".utf8) + le(UInt32(36 + pcm.count)) + Data("WAVEfmt ".utf8)
+    wav += le(UInt32(16)) + le(UInt16(1)) + le(UInt16(1)) + le(UInt32(48_000)) + le(UInt32(96_000))
+    wav += le(UInt16(2)) + le(UInt16(16)) + Data("data".utf8) + le(UInt32(pcm.count)) + pcm
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("alert-benchmark-cry-\(getpid()).wav")
+    try wav.write(to: url)
+    return url
+}
+
+let cpu = try await detectionCPU(TestSignalInput(.cry))
 print(String(format: "Monitor CPU while detecting test:cry in real time: %.2f %% of one core (10 s, whole process)", cpu))
-print(String(format: #"{"event":"benchmark","name":"alerts","pinPairingP50Ms":%.2f,"pinPairingP99Ms":%.2f,"qrPairingP50Ms":%.2f,"qrPairingP99Ms":%.2f,"noiseLatencyP50Ms":%.3f,"noiseLatencyP99Ms":%.3f,"monitorCPUPercent":%.2f}"#,
+let wav = try cryWAV()
+defer { try? FileManager.default.removeItem(at: wav) }
+let captureCPU = try await detectionCPU(try GStreamerAudioCapture(source: .file(path: wav.path)))
+print(String(format: "Monitor CPU while detecting GStreamer-captured audio (48 kHz WAV → 16 kHz): %.2f %% of one core", captureCPU))
+print(String(format: #"{"event":"benchmark","name":"alerts","pinPairingP50Ms":%.2f,"pinPairingP99Ms":%.2f,"qrPairingP50Ms":%.2f,"qrPairingP99Ms":%.2f,"noiseLatencyP50Ms":%.3f,"noiseLatencyP99Ms":%.3f,"monitorCPUPercent":%.2f,"monitorCaptureCPUPercent":%.2f}"#,
              percentile(pinTimes, 0.5), percentile(pinTimes, 0.99), percentile(qrTimes, 0.5), percentile(qrTimes, 0.99),
-             percentile(latencies, 0.5), percentile(latencies, 0.99), cpu))
+             percentile(latencies, 0.5), percentile(latencies, 0.99), cpu, captureCPU))
 await quic.shutdown()
 serving.cancel()

@@ -18,8 +18,8 @@ struct MonitorCommand: AsyncParsableCommand {
         commandName: "monitor",
         abstract: "Run the monitor: listen for sound, alert paired listeners, pair new ones.",
         discussion: """
-            Listeners pair by PIN (they ask; the PIN appears here) or by QR code (--qr). Noise events go to every \
-            connected paired listener. Stop with Ctrl-C.
+            Listeners pair by PIN (they ask; the PIN appears here) or by QR code (--qr, or press q). Noise events \
+            go to every connected paired listener. Stop with Ctrl-C.
             """
     )
 
@@ -79,7 +79,11 @@ struct MonitorCommand: AsyncParsableCommand {
             throw ValidationError("\(error) — is another monitor running on port \(port)? Choose one with --port.")
         }
         let service = try MonitorService(identity: identity, database: database, transport: listener)
-        let output = Output(json: json, qrPNG: qrPNG)
+        // On a terminal, `q` shows a fresh pairing QR code (its token valid for 5 minutes).
+        let keys = json ? nil : KeyPresses { key in
+            if key == UInt8(ascii: "q") || key == UInt8(ascii: "Q") { Task { await service.showQR() } }
+        }
+        let output = Output(json: json, qrPNG: qrPNG, interactive: keys != nil)
         let printer = Task { for await event in service.events { output.print(event) } }
         let stop = ShutdownSignals { await listener.shutdown() }
         let detection = Task {
@@ -106,6 +110,7 @@ struct MonitorCommand: AsyncParsableCommand {
             }
         }
         await service.run(showingQR: qr || qrPNG != nil)
+        keys?.restore()
         await advertisement?.cancel()
         detection.cancel()
         await printer.value
@@ -117,11 +122,14 @@ struct MonitorCommand: AsyncParsableCommand {
     struct Output: Sendable {
         let json: Bool
         let qrPNG: String?
+        /// Keys work (an interactive terminal): say so.
+        let interactive: Bool
         private let countdown = Countdown()
 
-        init(json: Bool, qrPNG: String?) {
+        init(json: Bool, qrPNG: String?, interactive: Bool) {
             self.json = json
             self.qrPNG = qrPNG
+            self.interactive = interactive
         }
 
         func print(_ event: MonitorEvent) {
@@ -147,6 +155,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 return "Monitor \"\(name)\" is listening on UDP port \(port).\n"
                     + "  Certificate fingerprint: \(fingerprint)\n"
                     + "  Listeners pair with: cribcall pair --pin --address HOST:\(port) --fingerprint \(fingerprint)"
+                    + (interactive ? "\n  Press q to show a pairing QR code; Ctrl-C stops the monitor." : "")
             case .qr(_, let text):
                 let picture = (try? QRCodeEncoder.encode(text).terminalText()) ?? ""
                 return "Pairing QR code (valid 5 minutes) — scan it, or pass its text to `cribcall pair --qr`:\n"

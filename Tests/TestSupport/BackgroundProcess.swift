@@ -37,15 +37,22 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.standardError = error
         input = acceptsInput ? Pipe() : nil
         process.standardInput = input ?? FileHandle.nullDevice
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.collect(handle.availableData)
+        // Plain threads doing blocking reads: output keeps flowing even when the test process's dispatch and
+        // concurrency threads are all busy (readabilityHandler runs on dispatch and was starved under load).
+        let outputReader = output.fileHandleForReading
+        Thread.detachNewThread { [weak self] in
+            while case let data = outputReader.availableData, !data.isEmpty {
+                self?.collect(data)
+            }
         }
-        error.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.lock()
-            self.errorText.append(data)
-            self.lock.unlock()
+        let errorReader = error.fileHandleForReading
+        Thread.detachNewThread { [weak self] in
+            while case let data = errorReader.availableData, !data.isEmpty {
+                guard let self else { return }
+                self.lock.lock()
+                self.errorText.append(data)
+                self.lock.unlock()
+            }
         }
         process.terminationHandler = { [weak self] process in
             guard let self else { return }

@@ -54,7 +54,8 @@ public enum Subprocess {
         let group = DispatchGroup()
         for (pipe, isError) in [(output, false), (error, true)] {
             group.enter()
-            DispatchQueue.global().async {
+            // Threads, not dispatch: under load the test process's dispatch threads may all be busy.
+            Thread.detachNewThread {
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()
                 collected.set(Array(data), isError: isError)
                 group.leave()
