@@ -67,3 +67,23 @@ extension ParsableCommand {
         }
     }
 }
+
+extension AsyncParsableCommand {
+    /// The async form of ``ParsableCommand/reportingFailures(_:_:)``: failures become one line on stderr (no usage
+    /// text: the arguments were fine, the world was not) and exit status 1.
+    func reportingFailures(_ command: String, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as CommandFailure {
+            FileHandle.standardError.write(Data("cribcall \(command): \(error.message)\n".utf8))
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("cribcall \(command): \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}

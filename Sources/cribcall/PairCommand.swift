@@ -46,6 +46,10 @@ struct PairCommand: AsyncParsableCommand {
     @OptionGroup var data: DataDirectoryOption
 
     func run() async throws {
+        try await reportingFailures("pair") { try await pair() }
+    }
+
+    private func pair() async throws {
         let directory = data.url
         let identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
         let database = try CribCallDatabase(directory: directory)
@@ -65,7 +69,8 @@ struct PairCommand: AsyncParsableCommand {
             var name = monitorName
             if let monitor {
                 guard let found = try await service.find(monitor, using: DNSSDServiceDiscovery()) else {
-                    throw ValidationError("no monitor '\(monitor)' answered on the LAN; see `cribcall scan`")
+                    throw CommandFailure("no monitor '\(monitor)' answered on the LAN; see `cribcall scan`, or pair with "
+                        + "--address HOST:PORT --fingerprint FP")
                 }
                 host = found.hosts.first { !$0.contains(":") } ?? found.hosts.first
                 port = found.port

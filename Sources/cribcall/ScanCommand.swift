@@ -23,16 +23,16 @@ struct ScanCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
+        try await reportingFailures("scan") { try await scan() }
+    }
+
+    private func scan() async throws {
         let identity = try DeviceIdentityStore(directory: data.url).loadOrCreate().identity
         let database = try CribCallDatabase(directory: data.url)
         let service = ListenerService(identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
                                       connector: try QUICConnector(identity: identity))
         let found: [ListenerService.ScannedMonitor]
-        do {
-            found = try await service.scan(using: DNSSDServiceDiscovery(), for: .seconds(seconds))
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        found = try await service.scan(using: DNSSDServiceDiscovery(), for: .seconds(seconds))
         for entry in found {
             let monitor = entry.monitor
             if json {
