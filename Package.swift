@@ -74,6 +74,8 @@ let package = Package(
         ),
         .target(name: "DesktopNotifications", dependencies: ["CDBus"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(name: "SystemdUnit", exclude: ["README.md"], swiftSettings: swiftSettings),
+        // The media side of live streams as the services see it (implemented by Media; in-memory twin inside).
+        .target(name: "StreamMedia", dependencies: ["CribCallProtocol"], swiftSettings: swiftSettings),
         .target(name: "QRCode", dependencies: ["CQREncode"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(name: "ServiceDiscovery", dependencies: ["CDNSSD"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
@@ -121,7 +123,7 @@ let package = Package(
             name: "CribCallMonitor",
             dependencies: [
                 "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallProtocol",
-                "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
+                "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "StreamMedia",
             ],
             exclude: ["README.md"],
             swiftSettings: swiftSettings
@@ -131,7 +133,7 @@ let package = Package(
             name: "CribCallListener",
             dependencies: [
                 "ControlTransport", "CribCallProtocol", "CribCallStore", "DesktopNotifications", "DeviceIdentity",
-                "ServiceDiscovery",
+                "ServiceDiscovery", "StreamMedia",
             ],
             swiftSettings: swiftSettings
         ),
@@ -265,7 +267,7 @@ let package = Package(
         .testTarget(
             name: "CribCallMonitorTests",
             dependencies: [
-                "AudioCapture", "CribCallMonitor", "ServiceDiscovery", "ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+                "AudioCapture", "CribCallMonitor", "ServiceDiscovery", "StreamMedia", "ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
                 "SoundDetection", "TestSupport", nioCore,
             ],
             swiftSettings: swiftSettings
@@ -273,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "CribCallListenerTests",
             dependencies: [
-                "CribCallListener", "DesktopNotifications", "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore",
+                "CribCallListener", "DesktopNotifications", "StreamMedia", "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "TestSupport",
             ],
             swiftSettings: swiftSettings

@@ -7,7 +7,8 @@ extension ListenerEvent {
     ///
     /// One notification per monitor (tagged with its id), replaced as things change: an alert, then "link lost",
     /// then "back" all update the same bubble instead of piling up. Alerts and a lost link are critical and stay
-    /// until dismissed; the all-clear goes away by itself.
+    /// until dismissed; the all-clear goes away by itself. A live stream about to stop by itself gets a normal-urgency
+    /// bubble of its own (tagged by stream) that expires with the stream.
     public var desktopNotification: DesktopNotification? {
         switch self {
         case .connected:
@@ -35,6 +36,16 @@ extension ListenerEvent {
                 summary: "\(name) no longer accepts this listener",
                 body: "\(message). Pair again to get its alerts.",
                 urgency: .critical, category: .deviceError, tag: monitorId, icon: "dialog-warning", expiration: .never)
+        case .streamStarted, .streamEnded:
+            // The user opened the stream, or is watching it: the player shows it, no bubble needed.
+            return nil
+        case .streamEndingSoon(let monitorId, let sessionId, let seconds):
+            // Its own tag: it must not replace the monitor's alert bubble.
+            return DesktopNotification(
+                summary: "Live stream ends in \(seconds) s",
+                body: "The automatic stream stops by itself; pin it to keep watching.",
+                urgency: .normal, category: .device, tag: "\(monitorId)/stream/\(sessionId)",
+                icon: "media-playback-start", expiration: .after(.seconds(seconds)))
         }
     }
 }

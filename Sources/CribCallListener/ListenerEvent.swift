@@ -12,4 +12,11 @@ public enum ListenerEvent: Sendable, Hashable {
     case linkRestored(monitorId: String, monitorName: String)
     /// The monitor no longer trusts this listener (revoked or unpaired there).
     case unauthorized(monitorId: String, monitorName: String, message: String)
+    /// Media of a live stream flows (one opened with `openStream`, or a monitor's automatic stream after noise).
+    case streamStarted(monitorId: String, sessionId: String, mediaType: MediaType)
+    /// The monitor stops this automatic stream in `secondsRemaining` seconds unless it is pinned.
+    case streamEndingSoon(monitorId: String, sessionId: String, secondsRemaining: Int)
+    /// A live stream ended. `reason`: `ended_by_listener`, `ended_by_monitor` (also when its time was up),
+    /// `link_lost`, or `media_failed: <details>`.
+    case streamEnded(monitorId: String, sessionId: String, reason: String)
 }

@@ -4,11 +4,14 @@ public import CribCallStore
 public import DeviceIdentity
 import Foundation
 public import ServiceDiscovery
+public import StreamMedia
 import Synchronization
 
 /// The listener app (seed use cases 2–4; PROTOCOL.md §5–8): pairs with monitors by PIN or QR code, then keeps a
 /// control connection to every paired monitor — PING every 5 s, link lost after 15 s of silence, reconnect with
-/// backoff (0.5 s … 10 s), then EVENTS_SINCE so no alert is lost.
+/// backoff (0.5 s … 10 s), then EVENTS_SINCE so no alert is lost. While connected it opens, pins and ends live
+/// streams (PROTOCOL.md §9) over the same connection, and opens a monitor's automatic stream when the listener's
+/// `onNoise` setting says `open` (see `ListenerService+Streams.swift`).
 public actor ListenerService {
     /// Errors a person can act on.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -17,18 +20,40 @@ public actor ListenerService {
 
     private let identity: DeviceIdentity
     private let name: String
-    private let database: CribCallDatabase
+    let database: CribCallDatabase
     private let connector: any ControlConnector
+
+    // Live streams (ListenerService+Streams.swift).
+    let mediaEngine: (any MediaEngine)?
+    var links: [String: Link] = [:]
+    var streams: [String: LiveStream] = [:]
+    var pendingStarts: [String: PendingStart] = [:]
+    var nextToken: UInt64 = 0
+    var recentlyEnded: [String] = []
 
     /// Keep-alive interval and silence that counts as a lost link.
     public var pingInterval: Duration = .seconds(5)
     public var linkTimeout: Duration = .seconds(15)
 
-    public init(identity: DeviceIdentity, name: String, database: CribCallDatabase, connector: any ControlConnector) {
+    /// - Parameters:
+    ///   - identity: This listener's device identity.
+    ///   - name: The name monitors show for this listener.
+    ///   - database: The listener's store: paired monitors, last event seen, the `onNoise` setting.
+    ///   - connector: How monitors are reached.
+    ///   - mediaEngine: Makes the WebRTC receivers of live streams (the `Media` adapter); nil: ``openStream(monitorId:mediaType:)``
+    ///     fails and automatic streams are ended at once.
+    public init(
+        identity: DeviceIdentity,
+        name: String,
+        database: CribCallDatabase,
+        connector: any ControlConnector,
+        mediaEngine: (any MediaEngine)? = nil
+    ) {
         self.identity = identity
         self.name = name
         self.database = database
         self.connector = connector
+        self.mediaEngine = mediaEngine
     }
 
     /// Test hook: shorter keep-alive timings.
@@ -252,11 +277,14 @@ public actor ListenerService {
             do {
                 let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: monitor.fingerprint)
                 backoff = .milliseconds(500)
+                // Streams can be opened once `connected` is reported; they end with the session.
+                let link = openLink(monitor.monitorId, connection: connection, report: report)
                 report.yield(lost ? .linkRestored(monitorId: monitor.monitorId, monitorName: monitor.name)
                                   : .connected(monitorId: monitor.monitorId, monitorName: monitor.name,
                                                address: "\(host):\(port)"))
                 lost = false
                 let outcome = await session(connection, monitor: monitor, report: report)
+                closeLink(monitor.monitorId, token: link)
                 if case .unauthorized = outcome { return }
                 lost = true
                 report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: outcome.reason))
@@ -286,7 +314,7 @@ public actor ListenerService {
         }
     }
 
-    /// One connected period: replay, then alerts, with keep-alive.
+    /// One connected period: replay, then alerts and stream signaling, with keep-alive.
     private func session(
         _ connection: any ControlConnection,
         monitor: TrustedMonitorRecord,
@@ -321,12 +349,19 @@ public actor ListenerService {
             try await connection.send(.eventsSince(EventsSince(afterSeq: since)))
             for try await frame in connection.inbound {
                 lastHeard.touch()
-                switch try ControlMessageCodec.decode(payload: frame) {
+                let message = try ControlMessageCodec.decode(payload: frame)
+                if await handleStreamMessage(message, monitorId: monitor.monitorId) { continue }
+                switch message {
                 case .noiseEvent(let event):
                     let last = (try? database.lastSeq(monitorId: monitor.monitorId)) ?? 0
-                    guard event.seq > last else { continue }  // already shown (replay overlap)
-                    try? database.recordReceived(seq: event.seq, from: monitor.monitorId)
-                    report.yield(.noise(monitorId: monitor.monitorId, monitorName: monitor.name, event: event))
+                    if event.seq > last {  // else already shown (replay overlap)
+                        try? database.recordReceived(seq: event.seq, from: monitor.monitorId)
+                        report.yield(.noise(monitorId: monitor.monitorId, monitorName: monitor.name, event: event))
+                    }
+                    // The automatic stream is open or ended before the next message (its WEBRTC_OFFER) is read.
+                    if let sessionId = event.autoStreamSessionId, event.replayed != true {
+                        await offeredAutomaticStream(sessionId, monitorId: monitor.monitorId)
+                    }
                 case .error(let error) where error.errorCode == .unauthorized:
                     report.yield(.unauthorized(monitorId: monitor.monitorId, monitorName: monitor.name,
                                                message: error.message))
@@ -339,7 +374,12 @@ public actor ListenerService {
             return .lost("\(error)")
         }
         let reason = await connection.closed()
-        if case .peerApplication(2, _) = reason { return .unauthorized }
+        if case .peerApplication(2, _) = reason {
+            // Closed as UNAUTHORIZED after an ERROR about one message (e.g. PIN_STREAM once revoked): still revoked.
+            report.yield(.unauthorized(monitorId: monitor.monitorId, monitorName: monitor.name,
+                                       message: "the monitor closed the connection: this listener is not trusted"))
+            return .unauthorized
+        }
         return .lost(lastHeard.silence > timeout ? "no answer for \(timeout)" : "\(reason)")
     }
 }

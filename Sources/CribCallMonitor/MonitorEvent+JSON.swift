@@ -39,6 +39,11 @@ extension MonitorEvent {
                     "threshold": number(settings.threshold), "minDurationMs": number(settings.minDurationMs),
                     "cooldownSec": number(settings.cooldownSec), "autoStream": .string(settings.autoStream.rawValue),
                     "autoStreamSec": number(settings.autoStreamSec)]
+        case .streamStarted(let sessionId, let listenerId, let mediaType, let automatic):
+            return ["event": "stream_started", "sessionId": .string(sessionId), "listenerId": .string(listenerId),
+                    "mediaType": .string(mediaType.rawValue), "automatic": .bool(automatic)]
+        case .streamEnded(let sessionId, let reason):
+            return ["event": "stream_ended", "sessionId": .string(sessionId), "reason": .string(reason)]
         }
     }
 }

@@ -6,17 +6,19 @@ public import DeviceIdentity
 public import Foundation
 public import ServiceDiscovery
 public import SoundDetection
+public import StreamMedia
 
-/// The monitor (seed use cases 1–4, 7; PROTOCOL.md §4–8): serves control connections, pairs listeners by QR code
-/// or PIN, logs noise events and sends them to every connected trusted listener, replays missed events, and closes
-/// a revoked listener's sessions at once — also when it was revoked by another process sharing the database.
+/// The monitor (seed use cases 1–4, 7; PROTOCOL.md §4–9): serves control connections, pairs listeners by QR code
+/// or PIN, logs noise events and sends them to every connected trusted listener, replays missed events, closes
+/// a revoked listener's sessions at once — also when it was revoked by another process sharing the database — and
+/// signals live streams (WebRTC over the control channel; see `MonitorService+Streams.swift` and the README).
 ///
 /// The service composes the pure state machines of CribCallProtocol with a transport (`ControlListener`) and the
 /// store; it owns no socket itself, so tests run it over the in-memory transport as well as over QUIC.
 public actor MonitorService {
     /// Events for the user interface, in order.
     public nonisolated let events: AsyncStream<MonitorEvent>
-    private let emit: AsyncStream<MonitorEvent>.Continuation
+    let emit: AsyncStream<MonitorEvent>.Continuation
 
     private let identity: DeviceIdentity
     private let database: CribCallDatabase
@@ -25,15 +27,27 @@ public actor MonitorService {
     private let trusted = TrustedSet()
     private var qr = QRPairingVerifier()
     private var pin: PINPairingMonitor
-    private var sessions: [UInt64: Session] = [:]
+    var sessions: [UInt64: Session] = [:]
     private var nextConnection: UInt64 = 1
     private var pinExpiry: Task<Void, Never>?
-    private var settings: MonitorSettings
+    var settings: MonitorSettings
     private var advertisement: (any AdvertisementHandle)?
 
-    private struct Session {
+    // Live streams (MonitorService+Streams.swift).
+    let mediaEngine: (any MediaEngine)?
+    let streamClock: any StreamClock
+    var streams = StreamSessions()
+    var media: [String: MediaSlot] = [:]
+    var nextMediaToken: UInt64 = 0
+    var streamTimer: (task: Task<Void, Never>, deadline: ContinuousClock.Instant, generation: UInt64)?
+    var nextTimerGeneration: UInt64 = 0
+    var recentlyEnded: [String] = []
+
+    struct Session {
         let connection: any ControlConnection
         var listenerId: String?
+        /// Messages that are not direct replies (noise events, stream signaling), in order.
+        let outbox: Outbox
     }
 
     /// - Parameters:
@@ -41,16 +55,23 @@ public actor MonitorService {
     ///   - database: The monitor's store: trusted listeners, settings, event log, PIN-failure counter.
     ///   - transport: Where listeners connect.
     ///   - wallClock: The time stamped on events (injected for tests).
+    ///   - mediaEngine: Makes the WebRTC senders of live streams (the `Media` adapter); nil: START_STREAM_REQUEST is
+    ///     answered `accepted: false` and noise events start no automatic stream.
+    ///   - streamClock: The time automatic streams run on (injected for tests).
     public init(
         identity: DeviceIdentity,
         database: CribCallDatabase,
         transport: any ControlListener,
-        wallClock: @escaping @Sendable () -> Date = Date.init
+        wallClock: @escaping @Sendable () -> Date = Date.init,
+        mediaEngine: (any MediaEngine)? = nil,
+        streamClock: any StreamClock = SystemStreamClock()
     ) throws {
         self.identity = identity
         self.database = database
         self.transport = transport
         self.wallClock = wallClock
+        self.mediaEngine = mediaEngine
+        self.streamClock = streamClock
         (events, emit) = AsyncStream.makeStream(of: MonitorEvent.self)
         pin = PINPairingMonitor(failedSessionsInARow: try database.pinPairingFailures())
         settings = try database.monitorSettings()
@@ -82,7 +103,7 @@ public actor MonitorService {
         let id = nextConnection
         nextConnection += 1
         let listenerId = trusted.listenerId(for: connection.peer.fingerprint)
-        sessions[id] = Session(connection: connection, listenerId: listenerId)
+        sessions[id] = Session(connection: connection, listenerId: listenerId, outbox: Outbox(connection: connection))
         emit.yield(.listenerConnected(certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,
                                       trusted: listenerId != nil))
         return id
@@ -103,6 +124,8 @@ public actor MonitorService {
     private func ended(_ id: UInt64, reason: ConnectionCloseReason) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         _ = perform(pin.connectionClosed(id))
+        perform(streams.connectionClosed(id), endReason: StreamEndReason.connectionClosed)
+        session.outbox.finish()
         emit.yield(.listenerDisconnected(certFingerprint: session.connection.peer.fingerprint.hex,
                                          listenerId: session.listenerId, reason: "\(reason)"))
     }
@@ -119,7 +142,9 @@ public actor MonitorService {
         let now = ContinuousClock.now
         switch message {
         case .ping(let ping):
-            return [.send(.pong(ping))]
+            // Through the outbox: the PONG follows everything queued for this listener before the PING.
+            session.outbox.send(.pong(ping))
+            return []
         case .pairRequest(let request):
             switch qr.handle(request, context: context(for: session.connection), now: now) {
             case .accepted(let listener, let reply):
@@ -146,9 +171,15 @@ public actor MonitorService {
             reloadTrust()
             return [.send(.unpaired(Unpaired(listenerId: listenerId))), .close(.ok)]
         case .startStreamRequest(let request):
-            // Live audio and video arrive with the media capability (next issue).
-            return [.send(.startStreamResponse(StartStreamResponse(
-                sessionId: request.sessionId, accepted: false, reason: "live streaming is not available on this monitor yet")))]
+            return handleStart(request, connection: id)
+        case .webrtcAnswer(let answer):
+            return await handleAnswer(answer, connection: id)
+        case .webrtcIce(let candidate):
+            return await handleCandidate(candidate, connection: id)
+        case .endStream(let reference):
+            return handleEnd(reference, connection: id)
+        case .pinStream(let reference):
+            return handlePin(reference, connection: id)
         default:
             return []
         }
@@ -287,7 +318,13 @@ public actor MonitorService {
     // MARK: noise
 
     /// Logs a detection and sends NOISE_EVENT to every connected trusted listener.
-    /// - Returns: The event as sent.
+    ///
+    /// With the `autoStream` setting on (and a media engine), each connected trusted listener that has no stream
+    /// running gets an automatic stream of `autoStreamSec` seconds: its NOISE_EVENT carries that stream's
+    /// `autoStreamSessionId`, and the WEBRTC_OFFER follows (PROTOCOL.md §9; the listener ends it with END_STREAM
+    /// if it does not want it — see the README). The event log keeps no `autoStreamSessionId`: a replayed event
+    /// must not name a stream that is over.
+    /// - Returns: The event as logged (without `autoStreamSessionId`, which differs per listener).
     @discardableResult
     public func reportNoise(_ detection: NoiseDetection, kind: String = "noise") throws -> NoiseEvent {
         let timestamp = Int64((wallClock().timeIntervalSince1970 * 1000).rounded())
@@ -296,9 +333,8 @@ public actor MonitorService {
             peakLevel: detection.peakLevel, autoStreamSessionId: nil)
         let event = record.message(monitorId: monitorId)
         emit.yield(.noise(seq: record.seq, eventId: record.eventId, peakLevel: record.peakLevel, timestamp: timestamp))
-        for session in sessions.values where session.listenerId != nil {
-            let connection = session.connection
-            Task { try? await connection.send(.noiseEvent(event)) }
+        for id in sessions.keys.sorted() where sessions[id]?.listenerId != nil {
+            sendNoise(event, to: id)
         }
         return event
     }

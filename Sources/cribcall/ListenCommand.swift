@@ -92,6 +92,14 @@ struct ListenCommand: AsyncParsableCommand {
             ["event": "link_restored", "monitorId": .string(id), "monitorName": .string(name)]
         case .unauthorized(let id, let name, let message):
             ["event": "unauthorized", "monitorId": .string(id), "monitorName": .string(name), "message": .string(message)]
+        case .streamStarted(let id, let sessionId, let mediaType):
+            ["event": "stream_started", "monitorId": .string(id), "sessionId": .string(sessionId),
+             "mediaType": .string(mediaType.rawValue)]
+        case .streamEndingSoon(let id, let sessionId, let seconds):
+            ["event": "stream_ending_soon", "monitorId": .string(id), "sessionId": .string(sessionId),
+             "secondsRemaining": .number(Double(seconds))]
+        case .streamEnded(let id, let sessionId, let reason):
+            ["event": "stream_ended", "monitorId": .string(id), "sessionId": .string(sessionId), "reason": .string(reason)]
         }
     }
 
@@ -104,6 +112,11 @@ struct ListenCommand: AsyncParsableCommand {
         case .linkLost(_, let name, let reason): "⚠️  Lost the link to \"\(name)\" (\(reason)); reconnecting…"
         case .linkRestored(_, let name): "Link to \"\(name)\" is back; missed alerts follow."
         case .unauthorized(_, let name, let message): "\"\(name)\" no longer accepts this listener: \(message)"
+        case .streamStarted(_, let sessionId, let mediaType):
+            "▶️  Live \(mediaType == .audio ? "audio" : "audio and video") (stream \(sessionId.prefix(8)))."
+        case .streamEndingSoon(_, let sessionId, let seconds):
+            "Stream \(sessionId.prefix(8)) ends in \(seconds) s unless pinned."
+        case .streamEnded(_, let sessionId, let reason): "Stream \(sessionId.prefix(8)) ended (\(reason))."
         }
     }
 }

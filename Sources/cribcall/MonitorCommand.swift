@@ -179,6 +179,11 @@ struct MonitorCommand: AsyncParsableCommand {
             case .settingsChanged(let settings):
                 return "Settings now in force: name \"\(settings.monitorName)\", threshold \(settings.threshold), "
                     + "minimum \(settings.minDurationMs) ms, cooldown \(settings.cooldownSec) s."
+            case .streamStarted(_, let listenerId, let mediaType, let automatic):
+                return "Streaming \(mediaType.displayName) to listener \(listenerId)"
+                    + (automatic ? " (automatic, after noise)." : ".")
+            case .streamEnded(let sessionId, let reason):
+                return "Stream \(sessionId.prefix(8)) ended (\(reason))."
             }
         }
     }

@@ -4,6 +4,7 @@ import CribCallProtocol
 import CribCallStore
 import DeviceIdentity
 import Foundation
+import StreamMedia
 import Synchronization
 
 /// A monitor service on the in-memory transport, with its events recorded, and a way to connect listeners.
@@ -16,11 +17,16 @@ final class MonitorHarness: Sendable {
     private let recorded = Recorded()
     private let tasks: [Task<Void, Never>]
 
-    init(database: CribCallDatabase? = nil) throws {
+    init(
+        database: CribCallDatabase? = nil,
+        mediaEngine: (any MediaEngine)? = nil,
+        streamClock: any StreamClock = SystemStreamClock()
+    ) throws {
         monitor = try DeviceIdentity.generate(now: Date())
         self.database = try database ?? CribCallDatabase.inMemory()
         let listener = network.listen(port: port, identity: PeerCertificate(identity: monitor))
-        let service = try MonitorService(identity: monitor, database: self.database, transport: listener)
+        let service = try MonitorService(identity: monitor, database: self.database, transport: listener,
+                                         mediaEngine: mediaEngine, streamClock: streamClock)
         self.service = service
         let recorded = self.recorded
         tasks = [

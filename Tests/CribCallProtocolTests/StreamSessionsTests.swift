@@ -69,17 +69,18 @@ struct StreamSessionsTests {
         #expect(streams.handleStart(request("S5"), from: 5).count == 2)
     }
 
-    @Test("an automatic stream warns 10 s before its end, then ends itself with END_STREAM")
+    @Test("an automatic stream warns 5 s before its end, then ends itself with END_STREAM")
     func autoStop() {
         var streams = StreamSessions()
+        #expect(StreamSessions.endingSoonWarning == .seconds(5))
         #expect(streams.startAutomatic(sessionId: "A1", mediaType: .audio, to: 3, duration: .seconds(30), now: t0)
             == [.startMedia(sessionId: "A1", mediaType: .audio, connection: 3)])
-        #expect(streams.nextDeadline == t0 + .seconds(20))
-        #expect(streams.tick(now: t0 + .seconds(19)).isEmpty)
-        #expect(streams.tick(now: t0 + .seconds(20)) == [
-            .send(.streamEndingSoon(StreamEndingSoon(sessionId: "A1", secondsRemaining: 10)), to: 3)
+        #expect(streams.nextDeadline == t0 + .seconds(25))
+        #expect(streams.tick(now: t0 + .seconds(24)).isEmpty)
+        #expect(streams.tick(now: t0 + .seconds(25)) == [
+            .send(.streamEndingSoon(StreamEndingSoon(sessionId: "A1", secondsRemaining: 5)), to: 3)
         ])
-        #expect(streams.tick(now: t0 + .seconds(25)).isEmpty, "the warning is sent once")
+        #expect(streams.tick(now: t0 + .seconds(27)).isEmpty, "the warning is sent once")
         #expect(streams.nextDeadline == t0 + .seconds(30))
         #expect(streams.tick(now: t0 + .seconds(30)) == [
             .send(.endStream(StreamReference(sessionId: "A1")), to: 3), .stopMedia(sessionId: "A1"),
@@ -87,11 +88,32 @@ struct StreamSessionsTests {
         #expect(streams.active.isEmpty && streams.nextDeadline == nil)
     }
 
+    @Test("a stream no longer than the warning gets no separate warning, only its END_STREAM")
+    func shortAutoStream() {
+        var streams = StreamSessions()
+        _ = streams.startAutomatic(sessionId: "A1", mediaType: .audio, to: 3, duration: .seconds(5), now: t0)
+        #expect(streams.nextDeadline == t0 + .seconds(5))
+        #expect(streams.tick(now: t0 + .seconds(4)).isEmpty)
+        #expect(streams.tick(now: t0 + .seconds(5)) == [
+            .send(.endStream(StreamReference(sessionId: "A1")), to: 3), .stopMedia(sessionId: "A1"),
+        ])
+    }
+
+    @Test("a running stream can be looked up with its owner; an ended one cannot")
+    func lookup() {
+        var streams = StreamSessions()
+        _ = streams.handleStart(request("S1"), from: 7)
+        #expect(streams.stream("S1")?.connection == 7)
+        #expect(streams.stream("S2") == nil)
+        _ = streams.handleEnd(StreamReference(sessionId: "S1"), from: 7)
+        #expect(streams.stream("S1") == nil)
+    }
+
     @Test("PIN_STREAM cancels the auto-stop timer: the stream stays until ended")
     func pinCancelsTimer() {
         var streams = StreamSessions()
         _ = streams.startAutomatic(sessionId: "A1", mediaType: .audio, to: 3, duration: .seconds(30), now: t0)
-        _ = streams.tick(now: t0 + .seconds(21))
+        _ = streams.tick(now: t0 + .seconds(26))
         #expect(streams.handlePin(StreamReference(sessionId: "A1"), from: 3).isEmpty)
         #expect(streams.nextDeadline == nil)
         #expect(streams.tick(now: t0 + .seconds(3600)).isEmpty)

@@ -7,8 +7,9 @@
 public struct StreamSessions: Sendable {
     /// The most streams that run at once.
     public static let maxConcurrent = 4
-    /// How long before an automatic stream ends STREAM_ENDING_SOON is sent.
-    public static let endingSoonWarning: Duration = .seconds(10)
+    /// How long before an automatic stream ends STREAM_ENDING_SOON is sent (the 5 s). A stream that is not
+    /// longer than this gets no separate warning.
+    public static let endingSoonWarning: Duration = .seconds(5)
     /// Longest accepted session id.
     public static let maxSessionIdLength = 128
 
@@ -41,6 +42,11 @@ public struct StreamSessions: Sendable {
 
     /// The running streams.
     public var active: [Stream] { streams.values.sorted { $0.sessionId < $1.sessionId } }
+
+    /// The running stream with this id, if any.
+    /// - Parameter sessionId: The stream's id.
+    /// - Returns: The stream (its connection says who owns it), or nil when no such stream runs.
+    public func stream(_ sessionId: String) -> Stream? { streams[sessionId] }
 
     /// The next time `tick(now:)` has work to do, for the service's timer.
     public var nextDeadline: ContinuousClock.Instant? {
