@@ -11,14 +11,19 @@ PYTHON := $(VENV)/bin/python
 # Debian packages the tests need: independent peers and tools (grows with later capabilities).
 APT_BUILD_PACKAGES := pkg-config libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libsqlite3-dev \
 	libavahi-compat-libdnssd-dev libqrencode-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libdbus-1-dev
-# GStreamer elements for audio capture: convert/resample/appsink/decoders, WAV/FLAC/autoaudiosrc, ALSA, PulseAudio.
-APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-alsa gstreamer1.0-pulseaudio
+# GStreamer elements: audio capture (convert/resample/appsink/decoders, WAV/FLAC/autoaudiosrc, ALSA, PulseAudio)
+# and live streams (webrtcbin, DTLS/SRTP from -bad, ICE from libnice, Opus from -base, RTP from -good).
+APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-alsa gstreamer1.0-pulseaudio \
+	gstreamer1.0-plugins-bad gstreamer1.0-nice
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \
 	nftables sqlite3 avahi-daemon dbus zbar-tools systemd
 APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl python3
 # Independent peers: the RFC 8785 reference port, aioquic (exact pins: the interop hooks use its internals),
-# python-zeroconf, and jeepney (a D-Bus notification server for the desktop-notification tests).
-PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf==0.154.0 jeepney==0.9.0
+# python-zeroconf, jeepney (a D-Bus notification server for the desktop-notification tests), and aiortc (an
+# independent WebRTC peer that must decode our Opus streams).
+PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf==0.154.0 jeepney==0.9.0 \
+	aiortc==1.14.0 aioice==0.13.0 av==16.1.0 pylibsrtp==1.0.0 pyee==13.0.1 google-crc32c==1.9.0 dnspython==2.9.2 \
+	pyOpenSSL==26.4.0
 SECONDS ?= 600
 DEMO_DIR := .demo
 

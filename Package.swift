@@ -76,6 +76,12 @@ let package = Package(
         .target(name: "SystemdUnit", exclude: ["README.md"], swiftSettings: swiftSettings),
         // The media side of live streams as the services see it (implemented by Media; in-memory twin inside).
         .target(name: "StreamMedia", dependencies: ["CribCallProtocol"], swiftSettings: swiftSettings),
+        .target(
+            name: "Media",
+            dependencies: ["CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection"],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "QRCode", dependencies: ["CQREncode"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(name: "ServiceDiscovery", dependencies: ["CDNSSD"], exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
@@ -144,7 +150,7 @@ let package = Package(
             dependencies: [
                 "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection",
-                "AudioCapture", "DesktopNotifications", "SystemdUnit", argumentParser,
+                "AudioCapture", "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
@@ -298,6 +304,14 @@ let package = Package(
         .testTarget(
             name: "DesktopNotificationsTests",
             dependencies: ["DesktopNotifications", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MediaTests",
+            dependencies: [
+                "Media", "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture",
+                "SoundDetection", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SystemdUnitTests", dependencies: ["SystemdUnit", "TestSupport"], swiftSettings: swiftSettings),

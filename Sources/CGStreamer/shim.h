@@ -1,8 +1,8 @@
 #ifndef CRIBCALL_CGSTREAMER_SHIM_H
 #define CRIBCALL_CGSTREAMER_SHIM_H
 
-// GStreamer 1.22 (Debian 12) for Swift: core + app (appsink/appsrc). One C module for every GStreamer user in
-// the package (audio capture now, webrtcbin streaming next: add its headers, pkg-config names and shims here).
+// GStreamer 1.22 (Debian 12) for Swift: core + app (appsink/appsrc) + sdp, and webrtcbin through its signals.
+// One C module for every GStreamer user in the package (AudioCapture, Media): add headers and shims here.
 //
 // Swift imports neither C variadic functions (g_object_set/get, g_signal_emit_by_name, gst_caps_new_simple, ...)
 // nor function-like macros (GST_BIN(), GST_MESSAGE_TYPE(), g_signal_connect, GST_SECOND, ...). They are wrapped
@@ -11,6 +11,7 @@
 
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
+#include <gst/sdp/sdp.h>
 
 // --- time constants (macros) ---
 static const GstClockTime cgst_millisecond = GST_MSECOND;
@@ -83,5 +84,104 @@ static inline const gchar *cgst_element_factory_name(GstElement *element) {
     return factory ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)) : "";
 }
 static inline const gchar *cgst_object_name(gpointer object) { return GST_OBJECT_NAME(object); }
+
+// --- webrtcbin (gstreamer1.0-plugins-bad), without its development headers ---
+// libgstreamer-plugins-bad1.0-dev (the only package with <gst/webrtc/webrtc.h>) pulls ~650 MiB (OpenCV, GTK...).
+// webrtcbin is driven through signals and properties only, which needs no libgstwebrtc symbol; the two facts
+// taken from the header are below, copied from Debian 12's libgstreamer-plugins-bad1.0-dev 1.22.0-4+deb12u8
+// (gst/webrtc/rtcsessiondescription.h, gst/webrtc/webrtc_fwd.h) and checked there with static asserts.
+
+/// `GstWebRTCSessionDescription` (a boxed type): `{ GstWebRTCSDPType type; GstSDPMessage *sdp; }`.
+typedef struct {
+    gint type;
+    GstSDPMessage *sdp;
+} CGstWebRTCSessionDescription;
+
+/// `GstWebRTCSDPType`.
+typedef enum {
+    CGST_WEBRTC_SDP_TYPE_OFFER = 1,
+    CGST_WEBRTC_SDP_TYPE_PRANSWER = 2,
+    CGST_WEBRTC_SDP_TYPE_ANSWER = 3,
+    CGST_WEBRTC_SDP_TYPE_ROLLBACK = 4,
+} CGstWebRTCSDPType;
+
+/// `GstWebRTCICEConnectionState` (webrtcbin's `ice-connection-state`).
+typedef enum {
+    CGST_WEBRTC_ICE_CONNECTION_STATE_NEW = 0,
+    CGST_WEBRTC_ICE_CONNECTION_STATE_CHECKING = 1,
+    CGST_WEBRTC_ICE_CONNECTION_STATE_CONNECTED = 2,
+    CGST_WEBRTC_ICE_CONNECTION_STATE_COMPLETED = 3,
+    CGST_WEBRTC_ICE_CONNECTION_STATE_FAILED = 4,
+    CGST_WEBRTC_ICE_CONNECTION_STATE_DISCONNECTED = 5,
+    CGST_WEBRTC_ICE_CONNECTION_STATE_CLOSED = 6,
+} CGstWebRTCICEConnectionState;
+
+/// `GstWebRTCICEGatheringState` (webrtcbin's `ice-gathering-state`).
+typedef enum {
+    CGST_WEBRTC_ICE_GATHERING_STATE_NEW = 0,
+    CGST_WEBRTC_ICE_GATHERING_STATE_GATHERING = 1,
+    CGST_WEBRTC_ICE_GATHERING_STATE_COMPLETE = 2,
+} CGstWebRTCICEGatheringState;
+
+/// `GstWebRTCPeerConnectionState` (webrtcbin's `connection-state`: ICE and DTLS together).
+typedef enum {
+    CGST_WEBRTC_PEER_CONNECTION_STATE_NEW = 0,
+    CGST_WEBRTC_PEER_CONNECTION_STATE_CONNECTING = 1,
+    CGST_WEBRTC_PEER_CONNECTION_STATE_CONNECTED = 2,
+    CGST_WEBRTC_PEER_CONNECTION_STATE_DISCONNECTED = 3,
+    CGST_WEBRTC_PEER_CONNECTION_STATE_FAILED = 4,
+    CGST_WEBRTC_PEER_CONNECTION_STATE_CLOSED = 5,
+} CGstWebRTCPeerConnectionState;
+
+/// webrtcbin's action signal "create-offer" / "create-answer" (options NULL); the promise gets the reply.
+static inline void cgst_webrtc_create_offer(GstElement *webrtc, GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, "create-offer", NULL, promise);
+}
+static inline void cgst_webrtc_create_answer(GstElement *webrtc, GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, "create-answer", NULL, promise);
+}
+/// "set-local-description" / "set-remote-description": webrtcbin copies the description (a boxed type), so it
+/// may live on the caller's stack. `promise` may be NULL.
+static inline void cgst_webrtc_set_local_description(GstElement *webrtc, const CGstWebRTCSessionDescription *description,
+                                                     GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, "set-local-description", description, promise);
+}
+static inline void cgst_webrtc_set_remote_description(GstElement *webrtc,
+                                                      const CGstWebRTCSessionDescription *description,
+                                                      GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, "set-remote-description", description, promise);
+}
+/// "add-ice-candidate": a remote candidate ("candidate:..." line) for media line `mline_index`.
+static inline void cgst_webrtc_add_ice_candidate(GstElement *webrtc, guint mline_index, const gchar *candidate) {
+    g_signal_emit_by_name(webrtc, "add-ice-candidate", mline_index, candidate);
+}
+/// Emits "add-local-ip-address" on webrtcbin's ICE agent: libnice then gathers host candidates on the given
+/// addresses only (and includes loopback, which it skips by default). Call before gathering starts.
+static inline gboolean cgst_webrtc_add_local_ip_address(GstElement *webrtc, const gchar *address) {
+    GObject *ice = NULL;
+    gboolean added = FALSE;
+    g_object_get(webrtc, "ice-agent", &ice, NULL);
+    if (!ice) return FALSE;
+    g_signal_emit_by_name(ice, "add-local-ip-address", address, &added);
+    g_object_unref(ice);
+    return added;
+}
+
+// --- more g_object_get / signals for the WebRTC adapter ---
+/// Returns a new reference (release with g_object_unref / gst_object_unref) or NULL.
+static inline gpointer cgst_object_get_object(gpointer object, const gchar *property) {
+    gpointer value = NULL;
+    g_object_get(object, property, &value, NULL);
+    return value;
+}
+static inline guint cgst_object_get_uint(gpointer object, const gchar *property) {
+    guint value = 0;
+    g_object_get(object, property, &value, NULL);
+    return value;
+}
+static inline const gchar *cgst_param_spec_name(GParamSpec *spec) { return spec ? spec->name : ""; }
+static inline gboolean cgst_object_has_property(gpointer object, const gchar *property) {
+    return g_object_class_find_property(G_OBJECT_GET_CLASS(object), property) != NULL;
+}
 
 #endif

@@ -47,7 +47,7 @@ public struct DeviceIdentityStore: Sendable {
             } catch {
                 throw IdentityStoreError(.cannotWrite, path: identityFile.path, error.message)
             }
-            try PrivateFiles.writeNewPrivate(identity.privateKeyPEM() + identity.certificatePEM, to: identityFile)
+            try PrivateFiles.writeNewPrivate(Self.pemFile(identity.privateKeyPEM(), identity.certificatePEM), to: identityFile)
             created = true
         }
         let dtls: DTLSCertificate
@@ -61,7 +61,7 @@ public struct DeviceIdentityStore: Sendable {
             } catch {
                 throw IdentityStoreError(.cannotWrite, path: dtlsFile.path, error.message)
             }
-            try PrivateFiles.writeNewPrivate(dtls.privateKeyPEM() + dtls.certificatePEM, to: dtlsFile)
+            try PrivateFiles.writeNewPrivate(Self.pemFile(dtls.privateKeyPEM(), dtls.certificatePEM), to: dtlsFile)
         }
         return Loaded(identity: identity, dtls: dtls, created: created)
     }
@@ -84,6 +84,14 @@ public struct DeviceIdentityStore: Sendable {
         } catch {
             throw corrupt(dtlsFile, because: error.message)
         }
+    }
+
+    /// The stored form: the key block, then the certificate block, each ending in a newline — so OpenSSL, GnuTLS
+    /// and GStreamer's DTLS element read the file too. (Files written before this kept the blocks on one line
+    /// where they meet; ``pemBlocks(in:)`` reads both.)
+    static func pemFile(_ key: String, _ certificate: String) -> String {
+        func line(_ block: String) -> String { block.hasSuffix("\n") ? block : block + "\n" }
+        return line(key) + line(certificate)
     }
 
     /// Splits a stored file into its key block and its certificate block.

@@ -6,7 +6,9 @@ import CribCallStore
 import DesktopNotifications
 import DeviceIdentityStore
 import Foundation
+import Media
 import QUIC
+import StreamMedia
 
 /// `cribcall listen`: stays connected to every paired monitor and shows their alerts.
 struct ListenCommand: AsyncParsableCommand {
@@ -27,26 +29,78 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-notify"), help: "Do not raise desktop notifications (they need a session bus).")
     var noNotify = false
 
+    @Option(help: "Open a live stream from this monitor (id, id prefix or name) once connected.")
+    var open: String?
+
+    @Flag(help: "With --open (or the v key): audio and video instead of audio only.")
+    var video = false
+
+    @Option(help: "Record what streams bring into this directory (one WAV per stream) instead of playing it.")
+    var record: String?
+
+    @Option(name: .customLong("ice-address"),
+            help: "Receive live streams only over this local address (repeatable; default: every interface).")
+    var iceAddresses: [String] = []
+
+    @Option(name: .customLong("on-noise"),
+            help: "What a noise alert does from now on: notify (default) or open (start the monitor's automatic stream).")
+    var onNoise: String?
+
     func run() async throws {
+        try await reportingFailures("listen") { try await listen() }
+    }
+
+    private func listen() async throws {
         let directory = data.url
-        let identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
+        let loaded = try DeviceIdentityStore(directory: directory).loadOrCreate()
+        let identity = loaded.identity
         let database = try CribCallDatabase(directory: directory)
-        guard !(try database.trustedMonitors()).isEmpty else {
+        let monitors = try database.trustedMonitors()
+        guard !monitors.isEmpty else {
             throw ValidationError("no monitor is paired yet: run `cribcall pair` first")
         }
+        let target = try open.map { try MonitorsCommand.resolve($0, among: monitors) }
+        if let onNoise {
+            guard let action = OnNoiseAction(rawValue: onNoise) else {
+                throw ValidationError("--on-noise must be notify or open (got '\(onNoise)')")
+            }
+            try database.setListenerOnNoise(action)
+        }
+        if let record {
+            try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        let media: (any MediaEngine)?
+        do {
+            media = try GStreamerMediaEngine(configuration: .init(
+                dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
+                receiverOutput: record.map { .record(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .play))
+        } catch {
+            FileHandle.standardError.write(Data("cribcall listen: live streams are off: \(error)\n".utf8))
+            media = nil
+        }
         let service = ListenerService(identity: identity, name: name, database: database,
-                                      connector: try QUICConnector(identity: identity))
+                                      connector: try QUICConnector(identity: identity), mediaEngine: media)
+        let streams = StreamControls(service: service, mediaType: video ? .audioVideo : .audio,
+                                     monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil))
         let notifications = noNotify ? nil : await Self.desktopNotifications()
         let listening = Task {
             for await event in await service.listen() {
                 let line = json ? Self.json(event).canonicalString : Self.text(event)
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 if let notification = event.desktopNotification { notifications?.yield(notification) }
+                await streams.observe(event, openOnConnect: target != nil)
             }
             notifications?.finish()
         }
+        // On a terminal: l listen, v video, p keep the stream live (pin), e end it.
+        let keys = json ? nil : KeyPresses { key in Task { await streams.key(key) } }
+        if keys != nil, streams.monitorId != nil {
+            FileHandle.standardOutput.write(Data("Keys: l listen, v video, p keep live, e end the stream.\n".utf8))
+        }
         let stop = ShutdownSignals { listening.cancel() }
         await listening.value
+        keys?.restore()
         _ = stop
     }
 
@@ -117,6 +171,57 @@ struct ListenCommand: AsyncParsableCommand {
         case .streamEndingSoon(_, let sessionId, let seconds):
             "Stream \(sessionId.prefix(8)) ends in \(seconds) s unless pinned."
         case .streamEnded(_, let sessionId, let reason): "Stream \(sessionId.prefix(8)) ended (\(reason))."
+        }
+    }
+}
+
+/// The listener's stream controls: `--open` once connected, and the l/v/p/e keys on a terminal.
+actor StreamControls {
+    let service: ListenerService
+    let mediaType: MediaType
+    /// The monitor the keys act on: `--open`'s, or the only paired one.
+    nonisolated let monitorId: String?
+    private var current: String?
+    private var opened = false
+
+    init(service: ListenerService, mediaType: MediaType, monitorId: String?) {
+        self.service = service
+        self.mediaType = mediaType
+        self.monitorId = monitorId
+    }
+
+    func observe(_ event: ListenerEvent, openOnConnect: Bool) async {
+        switch event {
+        case .connected(let id, _, _) where openOnConnect && !opened && id == monitorId:
+            opened = true
+            await start(mediaType)
+        case .streamStarted(_, let sessionId, _):
+            current = sessionId
+        case .streamEnded(_, let sessionId, _) where sessionId == current:
+            current = nil
+        default:
+            break
+        }
+    }
+
+    func key(_ key: UInt8) async {
+        switch Character(UnicodeScalar(key)) {
+        case "l": await start(.audio)
+        case "v": await start(.audioVideo)
+        case "p":
+            if let current { try? await service.pinStream(sessionId: current) }
+        case "e":
+            if let current { await service.endStream(sessionId: current) }
+        default: break
+        }
+    }
+
+    private func start(_ type: MediaType) async {
+        guard let monitorId, current == nil else { return }
+        do {
+            current = try await service.openStream(monitorId: monitorId, mediaType: type)
+        } catch {
+            FileHandle.standardError.write(Data("cribcall listen: the stream did not open: \(error)\n".utf8))
         }
     }
 }

@@ -6,10 +6,12 @@ import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
+import Media
 import QRCode
 import QUIC
 import ServiceDiscovery
 import SoundDetection
+import StreamMedia
 import Synchronization
 
 /// `cribcall monitor`: the baby-room device. Wiring and printing only; the work is in MonitorService.
@@ -53,18 +55,27 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(help: "Do not announce the monitor on the LAN (listeners then need --address and --fingerprint).")
     var noDiscovery = false
 
+    @Option(name: .customLong("ice-address"),
+            help: "Stream live audio only over this local address (repeatable; default: every interface).")
+    var iceAddresses: [String] = []
+
     func run() async throws {
         let input: any AudioInput
+        let source: AudioSourceSpec
         do {
-            input = try AudioInputs.open(try AudioSourceSpec(parsing: audioSource))
+            source = try AudioSourceSpec(parsing: audioSource)
+            input = try AudioInputs.open(source)
         } catch {
             throw ValidationError(error.message)
         }
         let directory = data.url
         let identity: DeviceIdentity
+        let dtls: DTLSCertificate
         let database: CribCallDatabase
         do {
-            identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
+            let loaded = try DeviceIdentityStore(directory: directory).loadOrCreate()
+            identity = loaded.identity
+            dtls = loaded.dtls
             database = try CribCallDatabase(directory: directory)
             if let name {
                 _ = try database.updateMonitorSettings { $0.monitorName = name }
@@ -78,7 +89,17 @@ struct MonitorCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error) — is another monitor running on port \(port)? Choose one with --port.")
         }
-        let service = try MonitorService(identity: identity, database: database, transport: listener)
+        // Live streams (WebRTC through GStreamer); without the plugins the monitor still alerts, and says why not.
+        let media: (any MediaEngine)?
+        do {
+            media = try GStreamerMediaEngine(configuration: .init(
+                dtlsCertificate: dtls, audioSource: source, iceAddresses: iceAddresses))
+        } catch {
+            FileHandle.standardError.write(Data("cribcall monitor: live streaming is off: \(error)\n".utf8))
+            media = nil
+        }
+        let service = try MonitorService(identity: identity, database: database, transport: listener,
+                                         mediaEngine: media)
         // On a terminal, `q` shows a fresh pairing QR code (its token valid for 5 minutes).
         let keys = json ? nil : KeyPresses { key in
             if key == UInt8(ascii: "q") || key == UInt8(ascii: "Q") { Task { await service.showQR() } }

@@ -1,4 +1,5 @@
 import DeviceIdentity
+import DeviceIdentityStore
 import Foundation
 import Testing
 import TestSupport
@@ -62,5 +63,22 @@ struct OpenSSLInteropTests {
         let opensslValue = fingerprint.stdoutText.split(separator: "=", maxSplits: 1).last
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         #expect("sha-256 " + (opensslValue ?? "") == dtls.sdpFingerprint)
+    }
+
+    @Test("the stored identity.pem and dtls.pem are read whole by openssl: key and certificate from one file")
+    func storedFilesAreStandardPEM() throws {
+        let directory = try Subprocess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let loaded = try DeviceIdentityStore(directory: directory).loadOrCreate()
+        for (name, spki) in [("identity.pem", loaded.identity.publicKeySPKI), ("dtls.pem", nil)] {
+            let file = directory.appendingPathComponent(name).path
+            let key = try Subprocess.run("openssl", ["pkey", "-in", file, "-pubout", "-outform", "der"])
+            #expect(key.status == 0, "openssl pkey \(name): \(key.stderrText)")
+            if let spki { #expect(key.stdout == spki) }
+            let certificate = try Subprocess.run("openssl", ["x509", "-in", file, "-noout", "-subject"])
+            #expect(certificate.status == 0, "openssl x509 \(name): \(certificate.stderrText)")
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(!text.contains("----------"), "\(name) runs two PEM lines together")
+        }
     }
 }

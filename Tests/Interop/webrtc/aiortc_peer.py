@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""aiortc answerer for the Media adapter's interop test (an independent WebRTC implementation).
+
+Signaling is newline-delimited JSON on stdin/stdout, in the shapes of PROTOCOL.md §9:
+  in:  {"type": "offer", "sdp": "..."}
+       {"type": "candidate", "candidate": "candidate:...", "sdpMid": "0", "sdpMLineIndex": 0}
+       (an empty "candidate" ends the remote candidates)
+  out: {"type": "answer", "sdp": "..."}                       (candidates stripped: they are trickled)
+       {"type": "candidate", ...}, then one with "candidate": "" (end of candidates)
+       {"type": "result", ...}                                 (last line; then the script exits)
+The result counts the audio decoded by aiortc during --seconds after the first frame, and reports what the
+offer and the answer negotiated. Logs go to stderr. Exit status 0 when the result was printed.
+"""
+import argparse
+import asyncio
+import json
+import sys
+import time
+
+import aioice.ice
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--seconds", type=float, default=2.5, help="how long to decode after the first frame")
+parser.add_argument("--timeout", type=float, default=20.0, help="give up after this many seconds")
+parser.add_argument("--address", default="127.0.0.1", help="the only host address aioice gathers on")
+args = parser.parse_args()
+
+# aioice skips 127.0.0.1 and has no option for it: gather on the given address only.
+aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: [args.address]
+
+from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription  # noqa: E402
+from aiortc.sdp import candidate_from_sdp  # noqa: E402
+
+START = time.monotonic()
+
+
+def log(*parts):
+    print(f"[aiortc {1000 * (time.monotonic() - START):8.1f} ms]", *parts, file=sys.stderr, flush=True)
+
+
+def emit(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def media_lines(sdp, prefix):
+    return [line for line in sdp.splitlines() if line.startswith(prefix)]
+
+
+async def main():
+    pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))  # no STUN: host candidates only
+    result = {"type": "result", "frames": 0, "samples": 0, "seconds": 0.0, "sample_rates": [], "kinds": []}
+    finished = asyncio.Event()
+
+    @pc.on("connectionstatechange")
+    def on_state():
+        log("connectionState", pc.connectionState)
+        result["connection_state"] = pc.connectionState
+        if pc.connectionState == "failed":
+            finished.set()
+
+    @pc.on("track")
+    def on_track(track):
+        log("track", track.kind)
+        result["kinds"].append(track.kind)
+        if track.kind != "audio":
+            return
+
+        async def consume():
+            first = None
+            rates = set()
+            while True:
+                try:
+                    frame = await track.recv()
+                except Exception as error:  # MediaStreamError when the track ends
+                    log("track ended:", repr(error))
+                    break
+                now = time.monotonic()
+                if first is None:
+                    first = now
+                    result["first_frame_ms"] = round(1000 * (now - START), 1)
+                result["frames"] += 1
+                result["samples"] += frame.samples
+                rates.add(frame.sample_rate)
+                result["sample_rates"] = sorted(rates)
+                result["seconds"] = round(now - first, 3)
+                if now - first >= args.seconds:
+                    break
+            finished.set()
+
+        asyncio.ensure_future(consume())
+
+    async def read_signaling():
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while True:
+            line = await reader.readline()
+            if not line:
+                log("stdin closed")
+                finished.set()
+                return
+            message = json.loads(line)
+            if message["type"] == "offer":
+                offer = message["sdp"]
+                result["offer_rtpmap"] = media_lines(offer, "a=rtpmap:")
+                result["offer_fmtp"] = media_lines(offer, "a=fmtp:")
+                result["offer_fingerprints"] = media_lines(offer, "a=fingerprint:")
+                await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+                await pc.setLocalDescription(await pc.createAnswer())  # aiortc gathers here (no trickle)
+                lines = pc.localDescription.sdp.split("\r\n")
+                candidates = [line[2:] for line in lines if line.startswith("a=candidate:")]
+                answer = "\r\n".join(
+                    line for line in lines if not line.startswith("a=candidate:") and line != "a=end-of-candidates"
+                )
+                result["answer_rtpmap"] = media_lines(answer, "a=rtpmap:")
+                emit({"type": "answer", "sdp": answer})
+                for candidate in candidates:
+                    emit({"type": "candidate", "candidate": candidate, "sdpMid": "0", "sdpMLineIndex": 0})
+                emit({"type": "candidate", "candidate": "", "sdpMid": "0", "sdpMLineIndex": 0})
+                log("answered with", len(candidates), "candidates")
+            elif message["type"] == "candidate":
+                text = message["candidate"]
+                if not text:
+                    await pc.addIceCandidate(None)
+                    result["remote_end_of_candidates"] = True
+                    continue
+                candidate = candidate_from_sdp(text.split(":", 1)[1] if text.startswith("candidate:") else text)
+                result.setdefault("remote_candidates", []).append(text)
+                if candidate.protocol.lower() != "udp":
+                    continue
+                candidate.sdpMid = message.get("sdpMid")
+                candidate.sdpMLineIndex = message.get("sdpMLineIndex")
+                await pc.addIceCandidate(candidate)
+
+    reading = asyncio.ensure_future(read_signaling())
+    try:
+        await asyncio.wait_for(finished.wait(), timeout=args.timeout)
+    except asyncio.TimeoutError:
+        result["error"] = f"timed out after {args.timeout} s"
+    emit(result)
+    reading.cancel()
+    await pc.close()
+
+
+asyncio.run(main())

@@ -1,0 +1,280 @@
+import AudioCapture
+import CribCallProtocol
+import DeviceIdentity
+import Foundation
+import SoundDetection
+@testable import Media
+import StreamMedia
+import TestSupport
+import Testing
+
+/// Real webrtcbin pipelines on 127.0.0.1, one at a time (each costs a core while negotiating).
+@Suite(.serialized)
+struct LiveStreamTests {
+    // MARK: - aiortc
+
+    @Test("a sender streams Opus that aiortc (an independent WebRTC stack) negotiates and decodes for 2 s")
+    func aiortcDecodesTheSendersOpus() async throws {
+        guard InteropPeers.pythonAvailable(for: "Media aiortc interop"), let python = InteropPeers.python else { return }
+        let certificate = try MediaTestSupport.certificate()
+        let engine = try GStreamerMediaEngine(
+            configuration: .init(dtlsCertificate: certificate, audioSource: .test(.cry), iceAddresses: ["127.0.0.1"])
+        )
+        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/webrtc/aiortc_peer.py").path
+        let aiortc = try BackgroundProcess(python, [script, "--seconds", "2.5", "--timeout", "25"], acceptsInput: true)
+        let started = ContinuousClock.now
+        let sender = try await engine.makeSender(sessionId: "interop-aiortc", mediaType: .audio)
+        let recorder = EventRecorder(sender) { event in
+            switch event {
+            case .localDescription(let sdp):
+                aiortc.send(Self.json(["type": "offer", "sdp": sdp]))
+            case .localCandidate(let candidate):
+                aiortc.send(Self.json([
+                    "type": "candidate", "candidate": candidate.candidate, "sdpMid": candidate.sdpMid ?? "",
+                    "sdpMLineIndex": candidate.sdpMLineIndex ?? 0,
+                ]))
+            default:
+                break
+            }
+        }
+
+        // aiortc's answer and candidates go back to the sender until its result line arrives.
+        var handled = 0
+        var result: [String: Any]?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while result == nil, ContinuousClock.now < deadline, aiortc.status == nil || handled < aiortc.output.count {
+            let lines = aiortc.output
+            for line in lines[handled...] {
+                guard let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    continue
+                }
+                switch message["type"] as? String {
+                case "answer":
+                    try await sender.setRemoteDescription(sdp: try #require(message["sdp"] as? String))
+                case "candidate":
+                    try await sender.addRemoteCandidate(
+                        .init(
+                            candidate: message["candidate"] as? String ?? "",
+                            sdpMid: message["sdpMid"] as? String,
+                            sdpMLineIndex: message["sdpMLineIndex"] as? Int
+                        )
+                    )
+                case "result":
+                    result = message
+                default:
+                    break
+                }
+            }
+            handled = lines.count
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let flowingAfter = recorder.firstFlowing.map { $0 - started }
+        await sender.stop()
+        await aiortc.stop()
+        let result_ = try #require(result, "aiortc printed no result; its log:\n\(aiortc.errorOutput)")
+
+        // The offer: Opus first (and only), pt 111, FEC declared, the certificate's real fingerprint.
+        let offer = try #require(recorder.events.first?.localDescription, "the first event must be the offer")
+        let audioSection = try #require(offer.components(separatedBy: "m=audio ").dropFirst().first)
+        #expect(audioSection.hasPrefix("9 UDP/TLS/RTP/SAVPF 111"), "Opus (111) must be the first payload type")
+        #expect(offer.contains("a=rtpmap:111 OPUS/48000/2"))
+        let fmtp = try #require(result_["offer_fmtp"] as? [String]).joined(separator: "\n")
+        #expect(fmtp.contains("useinbandfec=1"), "offer fmtp: \(fmtp)")
+        #expect(SessionDescriptionText.fingerprints(in: offer) == [certificate.sdpFingerprint])
+        #expect(offer.contains("a=sendonly"))
+        // aiortc's answer negotiated Opus.
+        let answerRtpmap = try #require(result_["answer_rtpmap"] as? [String])
+        #expect(answerRtpmap.contains { $0.lowercased().contains("opus/48000") }, "answer: \(answerRtpmap)")
+        // Trickled candidates: host UDP on 127.0.0.1 with mid and m-line index, then the end marker, last.
+        let candidates = recorder.events.compactMap(\.localCandidate)
+        let real = candidates.filter { !$0.candidate.isEmpty }
+        #expect(!real.isEmpty)
+        #expect(real.allSatisfy { $0.candidate.hasPrefix("candidate:") && $0.candidate.contains(" 127.0.0.1 ") })
+        #expect(real.allSatisfy { $0.candidate.contains(" UDP ") || $0.candidate.contains(" udp ") })
+        #expect(candidates.allSatisfy { $0.sdpMid == "audio0" || $0.sdpMid == "0" } || candidates.allSatisfy { $0.sdpMid != nil })
+        #expect(candidates.allSatisfy { $0.sdpMLineIndex == 0 })
+        #expect(candidates.last?.candidate == "", "the end-of-candidates marker must come after every candidate")
+        // aiortc decoded at least 2 s of audio.
+        #expect(result_["error"] == nil, "aiortc: \(result_["error"] ?? "")\n\(aiortc.errorOutput)")
+        let seconds = result_["seconds"] as? Double ?? 0
+        let samples = result_["samples"] as? Int ?? 0
+        #expect(seconds >= 2.0, "decoded for \(seconds) s")
+        #expect(samples >= 2 * 48_000, "decoded \(samples) samples")
+        #expect(result_["sample_rates"] as? [Int] == [48_000])
+        #expect(flowingAfter != nil, "the sender never reported .flowing")
+        // Stopped: ended, and every GStreamer object released.
+        #expect(await recorder.finished())
+        #expect(recorder.events.last?.endReason == "stopped")
+        #expect(await MediaTestSupport.released(sender))
+        let firstFrame = result_["first_frame_ms"] ?? "?"
+        print("aiortc interop: flowing after \(flowingAfter.map { "\($0)" } ?? "-"), first frame at aiortc \(firstFrame) ms")
+    }
+
+    // MARK: - Swift ↔ Swift
+
+    @Test("a receiver answers our sender's offer and records ≥ 2 s of the 440 Hz tone to WAV")
+    func receiverRecordsTheSendersTone() async throws {
+        let directory = try Subprocess.temporaryDirectory("media-receiver")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let monitor = try GStreamerMediaEngine(
+            configuration: .init(
+                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.cry),
+                iceAddresses: ["127.0.0.1"]
+            )
+        )
+        let listener = try GStreamerMediaEngine(
+            configuration: .init(
+                dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
+                receiverOutput: .record(directory: directory)
+            )
+        )
+        let started = ContinuousClock.now
+        let (sender, receiver, senderEvents, receiverEvents) = try await Self.connect(monitor, listener, "s2s-1")
+        let flowing = await receiverEvents.first(where: \.isFlowing)
+        #expect(flowing != nil, "the receiver never decoded audio: \(receiverEvents.events)")
+        let flowingAfter = ContinuousClock.now - started
+        #expect(await senderEvents.first(where: \.isFlowing) != nil)
+        try await Task.sleep(for: .milliseconds(2_600))
+        await receiver.stop()
+        await sender.stop()
+        #expect(receiverEvents.events.last?.endReason == "stopped")
+        #expect(await MediaTestSupport.released(receiver))
+        #expect(await MediaTestSupport.released(sender))
+
+        let wav = try WAVRecording(
+            contentsOf: GStreamerMediaEngine.recordingURL(directory: directory, sessionId: "s2s-1")
+        )
+        #expect(wav.sampleRate == 48_000)
+        #expect(wav.channels == 1)
+        #expect(wav.duration >= 2.0, "recorded \(wav.duration) s")
+        // The last second: the tone, at about its level (volume 0.5 → RMS 0.35) and frequency.
+        let tail = wav.samples.suffix(48_000)
+        let rms = WAVRecording.rms(tail)
+        #expect(rms > 0.15 && rms < 0.6, "RMS \(rms)")
+        let frequency = WAVRecording.zeroCrossingFrequency(tail, sampleRate: 48_000)
+        #expect(abs(frequency - 440) < 25, "frequency \(frequency) Hz")
+        print("Swift↔Swift: receiver flowing after \(flowingAfter); recorded \(wav.duration) s, RMS \(rms)")
+    }
+
+    @Test("a receiver refuses a sender whose DTLS certificate does not match the offer's fingerprint")
+    func receiverRefusesAForeignCertificate() async throws {
+        let monitor = try GStreamerMediaEngine(
+            configuration: .init(
+                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.cry),
+                iceAddresses: ["127.0.0.1"]
+            )
+        )
+        let listener = try GStreamerMediaEngine(
+            configuration: .init(
+                dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
+                receiverOutput: .discard
+            )
+        )
+        let impostor = try MediaTestSupport.certificate().sdpFingerprint
+        let (sender, receiver, senderEvents, receiverEvents) = try await Self.connect(monitor, listener, "s2s-mitm") {
+            offer in
+            SessionDescriptionText.replacingFingerprints(in: offer, with: impostor)
+        }
+        let ended = await receiverEvents.first(where: \.isEnded)
+        #expect(ended?.endReason?.contains("fingerprint") == true, "\(receiverEvents.events)")
+        let flowed = receiverEvents.events.contains(where: \.isFlowing)
+        #expect(!flowed)
+        #expect(senderEvents.events.first?.localDescription != nil)
+        await sender.stop()
+        await receiver.stop()
+        #expect(await MediaTestSupport.released(receiver))
+        #expect(await MediaTestSupport.released(sender))
+    }
+
+    // MARK: - Lifecycle
+
+    @Test("stopping a sender before it is answered ends it once and releases the pipeline")
+    func stopBeforeAnswerReleasesEverything() async throws {
+        let engine = try GStreamerMediaEngine(
+            configuration: .init(
+                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.silence),
+                iceAddresses: ["127.0.0.1"]
+            )
+        )
+        let sender = try await engine.makeSender(sessionId: "early-stop", mediaType: .audio)
+        let recorder = EventRecorder(sender)
+        #expect(await recorder.first(where: { $0.localDescription != nil }) != nil)
+        await sender.stop()
+        await sender.stop()
+        #expect(await recorder.finished())
+        #expect(recorder.events.filter(\.isEnded).count == 1)
+        #expect(await MediaTestSupport.released(sender))
+        await #expect(throws: MediaError.self) {
+            try await sender.addRemoteCandidate(.init(candidate: "", sdpMid: nil, sdpMLineIndex: 0))
+        }
+    }
+
+    @Test("a sender refuses an answer that is not SDP (and stays usable)")
+    func senderRefusesBadAnswers() async throws {
+        let engine = try GStreamerMediaEngine(
+            configuration: .init(
+                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.silence),
+                iceAddresses: ["127.0.0.1"]
+            )
+        )
+        let sender = try await engine.makeSender(sessionId: "bad-answer", mediaType: .audio)
+        let recorder = EventRecorder(sender)
+        #expect(await recorder.first(where: { $0.localDescription != nil }) != nil)
+        await #expect(throws: MediaError.self) { try await sender.setRemoteDescription(sdp: "hello") }
+        await #expect(throws: MediaError.self) { try await sender.setRemoteDescription(sdp: "v=0\r\ns=-\r\n") }
+        await sender.stop()
+        #expect(await MediaTestSupport.released(sender))
+    }
+
+    @Test("a sender whose audio input cannot be opened fails to start with a message naming the input")
+    func unopenableInputFailsToStart() async throws {
+        let engine = try GStreamerMediaEngine(
+            configuration: .init(
+                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .alsa(device: "hw:97,0"),
+                iceAddresses: ["127.0.0.1"]
+            )
+        )
+        do {
+            _ = try await engine.makeSender(sessionId: "no-input", mediaType: .audio)
+            Issue.record("a sender started on a missing ALSA device")
+        } catch let error as MediaError {
+            #expect(error.code == .pipelineFailed)
+            #expect(error.message.contains("alsa:hw:97,0"), "\(error.message)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func json(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// A sender of `monitor` and a receiver of `listener` signaling to each other directly (`tamper` may alter
+    /// the offer on its way).
+    static func connect(
+        _ monitor: GStreamerMediaEngine,
+        _ listener: GStreamerMediaEngine,
+        _ sessionId: String,
+        tamper: @escaping @Sendable (String) -> String = { $0 }
+    ) async throws -> (any MediaPeer, any MediaPeer, EventRecorder, EventRecorder) {
+        let receiver = try await listener.makeReceiver(sessionId: sessionId, mediaType: .audio)
+        let sender = try await monitor.makeSender(sessionId: sessionId, mediaType: .audio)
+        let receiverEvents = EventRecorder(receiver) { event in
+            switch event {
+            case .localDescription(let sdp): try? await sender.setRemoteDescription(sdp: sdp)
+            case .localCandidate(let candidate): try? await sender.addRemoteCandidate(candidate)
+            default: break
+            }
+        }
+        let senderEvents = EventRecorder(sender) { event in
+            switch event {
+            case .localDescription(let sdp):
+                do { try await receiver.setRemoteDescription(sdp: tamper(sdp)) } catch { print("receiver refused the offer: \(error)") }
+            case .localCandidate(let candidate): try? await receiver.addRemoteCandidate(candidate)
+            default: break
+            }
+        }
+        return (sender, receiver, senderEvents, receiverEvents)
+    }
+}
