@@ -77,8 +77,10 @@ bench: deps-test
 	$(SWIFT) build -c release --product sound-detection-benchmark
 	$(SWIFT) build -c release --product quic-benchmark
 	$(SWIFT) build -c release --product alert-benchmark
+	$(SWIFT) build -c release --product stream-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/sound-detection-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/alert-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/stream-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/quic-benchmark --python $(abspath $(PYTHON))
 
 fuzz: check-swift

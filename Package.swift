@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "sound-detection-benchmark", targets: ["sound-detection-benchmark"]),
         .executable(name: "quic-benchmark", targets: ["quic-benchmark"]),
         .executable(name: "alert-benchmark", targets: ["alert-benchmark"]),
+        .executable(name: "stream-benchmark", targets: ["stream-benchmark"]),
         .library(name: "CanonicalJSON", targets: ["CanonicalJSON"]),
         .library(name: "CPace", targets: ["CPace"]),
         .library(name: "DeviceIdentity", targets: ["DeviceIdentity"]),
@@ -172,6 +173,14 @@ let package = Package(
             dependencies: [
                 "AudioCapture", "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "QUIC", "SoundDetection",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "stream-benchmark",
+            dependencies: [
+                "AudioCapture", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+                "DeviceIdentity", "Media", "QUIC", "SoundDetection", "StreamMedia",
             ],
             swiftSettings: swiftSettings
         ),
