@@ -263,7 +263,7 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     /// The elements a sender with `source` needs.
     static func senderElements(for source: AudioSourceSpec) -> [String] {
-        let tail = ["audioconvert", "audioresample", "capsfilter", "opusenc", "rtpopuspay"]
+        let tail = ["queue", "audioconvert", "audioresample", "capsfilter", "opusenc", "rtpopuspay"]
         switch source {
         case .auto: return ["autoaudiosrc"] + tail
         case .pulse: return ["pulsesrc"] + tail
@@ -390,6 +390,13 @@ final class WebRTCPipeline: @unchecked Sendable {
             gst_util_set_object_arg(gobject(element), "samplesperbuffer", "960")
             chain.append(element)
         }
+        // Live audio only: until ICE and DTLS are up webrtcbin holds buffers back, and a parent must not hear a
+        // backlog when the stream opens. A leaky queue keeps at most the newest 60 ms.
+        let fresh = try make("queue", "fresh-audio", in: pipeline)
+        gst_util_set_object_arg(gobject(fresh), "leaky", "downstream")
+        gst_util_set_object_arg(gobject(fresh), "max-size-time", "60000000")
+        gst_util_set_object_arg(gobject(fresh), "max-size-buffers", "0")
+        gst_util_set_object_arg(gobject(fresh), "max-size-bytes", "0")
         let convert = try make("audioconvert", "convert", in: pipeline)
         let resample = try make("audioresample", "resample", in: pipeline)
         let rawCaps = try make("capsfilter", "raw-caps", in: pipeline)
@@ -412,7 +419,7 @@ final class WebRTCPipeline: @unchecked Sendable {
             "application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=\(opusPayloadType),"
                 + "useinbandfec=(string)1,minptime=(string)10"
         )
-        chain += [convert, resample, rawCaps, encoder, payloader, rtpCaps]
+        chain += [fresh, convert, resample, rawCaps, encoder, payloader, rtpCaps]
         try link(chain)
         if let decoder {
             // Bound at pad-added through a static helper: decodebin exposes its audio pad once it has typefound.

@@ -10,7 +10,7 @@ import Glibc
 
 /// The generated units checked by systemd itself: `systemd-analyze verify --user`, and the user manager's own
 /// parser (`systemd --user --test`) for the exact argv it would run.
-@Suite("systemd validation")
+@Suite("systemd validation", .serialized)  // each test waits synchronously for systemd tools
 struct SystemdValidationTests {
     /// Arguments that exercise every quoting rule (newlines are covered by the table test: systemd's dump prints
     /// them raw, which this test's line-based reading cannot take apart).

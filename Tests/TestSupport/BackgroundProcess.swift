@@ -107,6 +107,9 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     /// Waits for a stdout line satisfying `predicate`.
     /// - Returns: The line, or nil after `timeout` or when the program exited without printing it.
+    ///
+    /// The output is checked once more after the deadline: a test process whose concurrency threads were all busy
+    /// (other tests waiting synchronously for their programs) may wake this wait late, after the line arrived.
     public func line(timeout: Duration = .seconds(15), where predicate: (String) -> Bool) async -> String? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -117,7 +120,7 @@ public final class BackgroundProcess: @unchecked Sendable {
             }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return nil
+        return output.first(where: predicate)
     }
 
     /// Waits until the program exits by itself.
@@ -132,6 +135,7 @@ public final class BackgroundProcess: @unchecked Sendable {
             }
             try? await Task.sleep(for: .milliseconds(10))
         }
+        if let status { return status }  // woken late (see `line`), but it did exit in time
         process.terminate()
         return nil
     }
