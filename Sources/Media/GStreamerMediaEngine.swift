@@ -30,6 +30,32 @@ public final class GStreamerMediaEngine: MediaEngine {
         case discard
     }
 
+    /// Where an `audio_video` sender's video comes from.
+    public enum VideoSource: Sendable, Hashable {
+        /// A live moving ball (`videotestsrc pattern=ball`).
+        case test
+        /// A Video4Linux2 camera; `nil` for `/dev/video0`.
+        case v4l2(device: String?)
+    }
+
+    /// The size and rate of the video an `audio_video` sender encodes (VP8).
+    public struct VideoFormat: Sendable, Hashable {
+        public var width: Int
+        public var height: Int
+        public var framesPerSecond: Int
+
+        public init(width: Int, height: Int, framesPerSecond: Int) {
+            self.width = width
+            self.height = height
+            self.framesPerSecond = framesPerSecond
+        }
+
+        /// 1280x720 at 30 fps (the target; VP8 realtime costs about half a core here).
+        public static let hd720 = VideoFormat(width: 1280, height: 720, framesPerSecond: 30)
+        /// 640x360 at 30 fps.
+        public static let sd360 = VideoFormat(width: 640, height: 360, framesPerSecond: 30)
+    }
+
     /// How the engine builds its pipelines.
     public struct Configuration: Sendable {
         /// The device's DTLS certificate (from `DeviceIdentityStore`): used by every peer.
@@ -43,8 +69,16 @@ public final class GStreamerMediaEngine: MediaEngine {
         public var jitterBufferLatency: Duration
         /// The Opus bitrate in bits per second (24 000–32 000 suits a baby monitor).
         public var opusBitrate: Int
-        /// What receivers do with the audio.
+        /// What receivers do with the audio. Decoded video is shown (`autovideosink`) only with ``ReceiverOutput/play``
+        /// and a display (`DISPLAY` or `WAYLAND_DISPLAY` set); otherwise it is counted and dropped.
         public var receiverOutput: ReceiverOutput
+        /// Where `audio_video` senders take their video; nil: ``VideoSource/test`` for a `test:*` audio source,
+        /// ``VideoSource/v4l2(device:)`` (default camera) otherwise.
+        public var videoSource: VideoSource?
+        /// The size and rate `audio_video` senders encode.
+        public var videoFormat: VideoFormat
+        /// The VP8 target bitrate in bits per second.
+        public var videoBitrate: Int
 
         public init(
             dtlsCertificate: DTLSCertificate,
@@ -52,7 +86,10 @@ public final class GStreamerMediaEngine: MediaEngine {
             iceAddresses: [String] = [],
             jitterBufferLatency: Duration = .milliseconds(50),
             opusBitrate: Int = 28_000,
-            receiverOutput: ReceiverOutput = .play
+            receiverOutput: ReceiverOutput = .play,
+            videoSource: VideoSource? = nil,
+            videoFormat: VideoFormat = .hd720,
+            videoBitrate: Int = 500_000
         ) {
             self.dtlsCertificate = dtlsCertificate
             self.audioSource = audioSource
@@ -60,6 +97,16 @@ public final class GStreamerMediaEngine: MediaEngine {
             self.jitterBufferLatency = jitterBufferLatency
             self.opusBitrate = opusBitrate
             self.receiverOutput = receiverOutput
+            self.videoSource = videoSource
+            self.videoFormat = videoFormat
+            self.videoBitrate = videoBitrate
+        }
+
+        /// The video source `audio_video` senders use.
+        public var effectiveVideoSource: VideoSource {
+            if let videoSource { return videoSource }
+            if case .test = audioSource { return .test }
+            return .v4l2(device: nil)
         }
     }
 
@@ -84,18 +131,26 @@ public final class GStreamerMediaEngine: MediaEngine {
     ///
     /// - Parameters:
     ///   - sessionId: The stream's session id (used in names and logs only).
-    ///   - mediaType: `.audio`; `.audioVideo` streams audio only for now (the offer has no video section).
-    /// - Throws: ``MediaError`` if the pipeline cannot start (e.g. the audio input cannot be opened).
+    ///   - mediaType: `.audio`, or `.audioVideo`: a second m-line with VP8 (payload type 96) from
+    ///     ``Configuration/effectiveVideoSource`` at ``Configuration/videoFormat``.
+    /// - Throws: ``MediaError`` if the pipeline cannot start (e.g. the audio input cannot be opened), or
+    ///   ``MediaError/Code/missingPlugin`` if a video element is not installed.
     public func makeSender(sessionId: String, mediaType: MediaType) async throws -> any MediaPeer {
-        try await GStreamerMediaPeer.start(
-            WebRTCPipeline.Role.sender(configuration.audioSource),
+        var video: VideoSource?
+        if mediaType == .audioVideo {
+            video = configuration.effectiveVideoSource
+            try MediaRuntime.requireElements(WebRTCPipeline.videoSenderElements(for: configuration.effectiveVideoSource))
+        }
+        return try await GStreamerMediaPeer.start(
+            WebRTCPipeline.Role.sender(configuration.audioSource, video: video),
             sessionId: sessionId,
             configuration: configuration
         )
     }
 
     /// A receiver: give it the offer with ``MediaPeer/setRemoteDescription(sdp:)``; its answer follows as
-    /// `.localDescription`, and `.flowing` at the first decoded audio frame.
+    /// `.localDescription`, and `.flowing` at the first decoded audio frame. If the offer has video (whatever
+    /// `mediaType` says) it is decoded (VP8) too, when the VP8 elements are installed.
     ///
     /// - Throws: ``MediaError`` if the pipeline cannot start.
     public func makeReceiver(sessionId: String, mediaType: MediaType) async throws -> any MediaPeer {

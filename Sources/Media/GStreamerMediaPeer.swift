@@ -86,6 +86,12 @@ final class GStreamerMediaPeer: MediaPeer {
             && statistics.pipelineObjectReleased.load(ordering: .acquiring)
     }
 
+    /// VP8 frames this sender has encoded (0 for an `audio` stream or a receiver).
+    var encodedVideoFrames: Int { statistics.encodedVideoFrames.load(ordering: .relaxed) }
+
+    /// VP8 frames this receiver has decoded (0 until an offer with video has been answered and frames arrive).
+    var decodedVideoFrames: Int { statistics.decodedVideoFrames.load(ordering: .relaxed) }
+
     /// Called on the pipeline's thread once the pipeline has been released.
     private func pipelineDidExit() {
         let waiters = exited.withLock { exit in

@@ -54,6 +54,17 @@ enum MediaRuntime {
         "capsfilter": "libgstreamer1.0-0",
         "queue": "libgstreamer1.0-0",
         "fakesink": "libgstreamer1.0-0",
+        "videotestsrc": "gstreamer1.0-plugins-base",
+        "videoconvert": "gstreamer1.0-plugins-base",
+        "videoscale": "gstreamer1.0-plugins-base",
+        "videorate": "gstreamer1.0-plugins-base",
+        "v4l2src": "gstreamer1.0-plugins-good",
+        "vp8enc": "gstreamer1.0-plugins-good",
+        "vp8dec": "gstreamer1.0-plugins-good",
+        "rtpvp8pay": "gstreamer1.0-plugins-good",
+        "rtpvp8depay": "gstreamer1.0-plugins-good",
+        "autovideosink": "gstreamer1.0-plugins-good",
+        "x264enc": "gstreamer1.0-plugins-ugly",
     ]
 
     /// Whether an element factory is registered (its plugin is installed and loads).

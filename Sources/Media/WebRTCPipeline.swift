@@ -13,7 +13,11 @@ import Synchronization
 ///   application/x-rtp,…,payload=111 ! webrtcbin` (send-only transceiver); the offer is created on webrtcbin's
 ///   `on-negotiation-needed`. `<source>` is one element (or `filesrc ! decodebin ! identity sync=true`) so it can
 ///   later become the branch of a `tee` shared with sound detection.
-/// - Receiver: a lone `webrtcbin`; each incoming audio pad gets `rtpopusdepay ! opusdec ! audioconvert !
+/// - `audio_video` sender: a second branch, `<video source> ! videoconvert ! videoscale ! video/x-raw,… ! queue
+///   (leaky) ! vp8enc ! rtpvp8pay ! application/x-rtp,…,payload=96 ! webrtcbin`, requested after the audio (so the
+///   second m-line; max-bundle).
+/// - Receiver: a lone `webrtcbin`; a VP8 video pad gets `rtpvp8depay ! vp8dec ! <fakesink | videoconvert !
+///   autovideosink>` with a frame-counting probe; each incoming audio pad gets `rtpopusdepay ! opusdec ! audioconvert !
 ///   audioresample ! <output>` (other pads a `fakesink`); the answer is created after the remote offer is set.
 ///
 /// Threads and ownership (why `@unchecked Sendable` is safe):
@@ -31,7 +35,8 @@ import Synchronization
 ///   on the bus, which `self` keeps a reference to until `deinit`.
 final class WebRTCPipeline: @unchecked Sendable {
     enum Role: Sendable {
-        case sender(AudioSourceSpec)
+        /// A sender of the audio and, for an `audio_video` stream, of video too.
+        case sender(AudioSourceSpec, video: GStreamerMediaEngine.VideoSource?)
         case receiver(GStreamerMediaEngine.ReceiverOutput)
 
         var isSender: Bool {
@@ -44,6 +49,10 @@ final class WebRTCPipeline: @unchecked Sendable {
     final class Statistics: Sendable {
         let pipelineFinalized = Atomic<Bool>(false)
         let pipelineObjectReleased = Atomic<Bool>(false)
+        /// Video frames a sender's VP8 encoder produced.
+        let encodedVideoFrames = Atomic<Int>(0)
+        /// Video frames a receiver's VP8 decoder produced.
+        let decodedVideoFrames = Atomic<Int>(0)
         init() {}
     }
 
@@ -72,10 +81,13 @@ final class WebRTCPipeline: @unchecked Sendable {
         /// Receiver recording: the pad feeding the recording branch and the branch's first sink pad (references).
         var recordingFeed: (source: ObjectReference<GstPad>, branch: ObjectReference<GstPad>)?
         var recordingFinished = false
+        /// Whether a receiver has built its video decoding branch.
+        var decodingVideo = false
     }
 
     static let wakeMessageName = "cribcall-media-wake"
     static let opusPayloadType = 111
+    static let vp8PayloadType = 96
     /// The elements every peer needs.
     static let commonElements = ["webrtcbin", "nicesrc", "nicesink", "dtlssrtpenc", "dtlssrtpdec", "rtpbin"]
 
@@ -244,8 +256,10 @@ final class WebRTCPipeline: @unchecked Sendable {
         let isResource = error?.pointee.domain == gst_resource_error_quark()
         var sentence = "GStreamer error in \(element): \(text)"
         if !detail.isEmpty { sentence += " (\(detail))" }
-        if case .sender(let source) = role, isResource, element == "source" {
+        if case .sender(let source, _) = role, isResource, element == "source" {
             sentence += "; check the audio input \(source) (--audio-source)"
+        } else if case .sender(_, let video?) = role, isResource, element == "video-source" {
+            sentence += "; check the camera (\(video))"
         } else if !role.isSender, isResource, element.hasPrefix("output") {
             sentence += "; check the audio output (is PulseAudio running?) or record to a file"
         } else {
@@ -271,6 +285,24 @@ final class WebRTCPipeline: @unchecked Sendable {
         case .file: return ["filesrc", "decodebin", "identity"] + tail
         case .test: return ["audiotestsrc"] + tail
         }
+    }
+
+    /// The elements an `audio_video` sender needs for its video from `source`.
+    static func videoSenderElements(for source: GStreamerMediaEngine.VideoSource) -> [String] {
+        let tail = ["videoconvert", "videoscale", "capsfilter", "queue", "vp8enc", "rtpvp8pay"]
+        switch source {
+        case .test: return ["videotestsrc"] + tail
+        case .v4l2: return ["v4l2src", "videorate"] + tail
+        }
+    }
+
+    /// The elements a receiver needs to decode VP8 video (without them, video is dropped undecoded).
+    static let videoReceiverElements = ["rtpvp8depay", "vp8dec", "fakesink"]
+
+    /// Whether decoded video should be shown: only when playing and a display exists.
+    static var hasDisplay: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
     }
 
     /// The elements a receiver with `output` needs.
@@ -310,8 +342,12 @@ final class WebRTCPipeline: @unchecked Sendable {
                     )
                 }
             }
-            if case .sender(let source) = role {
+            if case .sender(let source, let video) = role {
+                // Audio first: its request pad makes the first transceiver, so the offer's first m-line.
                 try buildSenderBranch(source, configuration: configuration, into: pipeline, webrtc: webrtc)
+                if let video {
+                    try buildVideoBranch(video, configuration: configuration, into: pipeline, webrtc: webrtc)
+                }
             }
             return Built(pipeline: pipeline, webrtc: webrtc)
         } catch {
@@ -432,22 +468,97 @@ final class WebRTCPipeline: @unchecked Sendable {
                 nil
             )
         }
-        // The request pad creates a transceiver; the monitor only sends.
+        try linkSendOnly(rtpCaps, to: webrtc, what: "the Opus payloader")
+    }
+
+    /// Links an RTP branch's last element to a new sink pad of webrtcbin: the request pad creates a transceiver
+    /// (an m-line), which only sends.
+    private static func linkSendOnly(
+        _ last: UnsafeMutablePointer<GstElement>,
+        to webrtc: UnsafeMutablePointer<GstElement>,
+        what: String
+    ) throws(MediaError) {
         guard let sink = gst_element_request_pad_simple(webrtc, "sink_%u") else {
             throw MediaError(code: .pipelineFailed, message: "webrtcbin refused a sink pad")
         }
         defer { gst_object_unref(UnsafeMutableRawPointer(sink)) }
-        guard let rtpSource = gst_element_get_static_pad(rtpCaps, "src") else {
+        guard let rtpSource = gst_element_get_static_pad(last, "src") else {
             throw MediaError(code: .pipelineFailed, message: "the RTP capsfilter has no source pad")
         }
         defer { gst_object_unref(UnsafeMutableRawPointer(rtpSource)) }
         guard gst_pad_link(rtpSource, sink) == GST_PAD_LINK_OK else {
-            throw MediaError(code: .pipelineFailed, message: "GStreamer could not link the Opus payloader to webrtcbin")
+            throw MediaError(code: .pipelineFailed, message: "GStreamer could not link \(what) to webrtcbin")
         }
         if let transceiver = cgst_object_get_object(sink, "transceiver") {
             gst_util_set_object_arg(gobject(transceiver), "direction", "sendonly")
             g_object_unref(transceiver)
         }
+    }
+
+    /// An `audio_video` sender's video: `<source> ! videoconvert ! videoscale ! video/x-raw,width,height,framerate
+    /// ! queue (leaky) ! vp8enc (realtime) ! rtpvp8pay ! application/x-rtp,…,payload=96 ! webrtcbin`.
+    private static func buildVideoBranch(
+        _ source: GStreamerMediaEngine.VideoSource,
+        configuration: GStreamerMediaEngine.Configuration,
+        into pipeline: UnsafeMutablePointer<GstElement>,
+        webrtc: UnsafeMutablePointer<GstElement>
+    ) throws(MediaError) {
+        let format = configuration.videoFormat
+        let fps = max(1, format.framesPerSecond)
+        var chain: [UnsafeMutablePointer<GstElement>] = []
+        switch source {
+        case .test:
+            let element = try make("videotestsrc", "video-source", in: pipeline)
+            cgst_object_set_bool(element, "is-live", 1)
+            gst_util_set_object_arg(gobject(element), "pattern", "ball")
+            chain.append(element)
+        case .v4l2(let device):
+            let element = try make("v4l2src", "video-source", in: pipeline)
+            if let device { cgst_object_set_string(element, "device", device) }
+            // Cameras offer fixed rates: drop or duplicate frames to the configured one.
+            let rate = try make("videorate", "video-rate", in: pipeline)
+            gst_util_set_object_arg(gobject(rate), "drop-only", "true")
+            chain += [element, rate]
+        }
+        let convert = try make("videoconvert", "video-convert", in: pipeline)
+        let scale = try make("videoscale", "video-scale", in: pipeline)
+        let rawCaps = try make("capsfilter", "video-raw-caps", in: pipeline)
+        gst_util_set_object_arg(
+            gobject(rawCaps),
+            "caps",
+            "video/x-raw,format=I420,width=\(max(16, format.width)),height=\(max(16, format.height)),"
+                + "framerate=\(fps)/1,pixel-aspect-ratio=1/1"
+        )
+        // Like the audio: no backlog of raw frames while ICE/DTLS come up, and frames are dropped (before
+        // encoding, so the VP8 stream stays valid) when the encoder falls behind.
+        let fresh = try make("queue", "fresh-video", in: pipeline)
+        gst_util_set_object_arg(gobject(fresh), "leaky", "downstream")
+        gst_util_set_object_arg(gobject(fresh), "max-size-buffers", "2")
+        gst_util_set_object_arg(gobject(fresh), "max-size-time", "0")
+        gst_util_set_object_arg(gobject(fresh), "max-size-bytes", "0")
+        let encoder = try make("vp8enc", "video-encoder", in: pipeline)
+        gst_util_set_object_arg(gobject(encoder), "deadline", "1")
+        gst_util_set_object_arg(gobject(encoder), "cpu-used", "8")
+        gst_util_set_object_arg(gobject(encoder), "error-resilient", "default")
+        gst_util_set_object_arg(gobject(encoder), "keyframe-max-dist", "\(2 * fps)")
+        gst_util_set_object_arg(gobject(encoder), "target-bitrate", "\(max(50_000, configuration.videoBitrate))")
+        gst_util_set_object_arg(gobject(encoder), "end-usage", "cbr")
+        gst_util_set_object_arg(gobject(encoder), "lag-in-frames", "0")
+        gst_util_set_object_arg(gobject(encoder), "threads", "2")
+        let payloader = try make("rtpvp8pay", "video-payloader", in: pipeline)
+        cgst_object_set_uint(payloader, "pt", guint(vp8PayloadType))
+        gst_util_set_object_arg(gobject(payloader), "picture-id-mode", "15-bit")
+        let rtpCaps = try make("capsfilter", "video-rtp-caps", in: pipeline)
+        // rtcp-fb fields become a=rtcp-fb lines: a receiver's PLI/FIR makes webrtcbin ask the encoder for a keyframe.
+        gst_util_set_object_arg(
+            gobject(rtpCaps),
+            "caps",
+            "application/x-rtp,media=video,encoding-name=VP8,clock-rate=90000,payload=\(vp8PayloadType),"
+                + "rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true"
+        )
+        chain += [convert, scale, rawCaps, fresh, encoder, payloader, rtpCaps]
+        try link(chain)
+        try linkSendOnly(rtpCaps, to: webrtc, what: "the VP8 payloader")
     }
 
     /// decodebin's `pad-added` for a file source: links the first audio pad to the pacer (`data`, owned by the
@@ -490,6 +601,16 @@ final class WebRTCPipeline: @unchecked Sendable {
         connect(webrtc, "pad-added", unsafeBitCast(Self.onPadAdded, to: GCallback.self))
         for property in ["ice-gathering-state", "ice-connection-state", "connection-state"] {
             connect(webrtc, "notify::\(property)", unsafeBitCast(Self.onNotify, to: GCallback.self))
+        }
+        if let encoder = gst_bin_get_by_name(cgst_bin(pipeline), "video-encoder") {
+            if let encoded = gst_element_get_static_pad(encoder, "src") {
+                gst_pad_add_probe(
+                    encoded, GST_PAD_PROBE_TYPE_BUFFER, Self.countEncodedVideoFrame,
+                    Unmanaged.passRetained(statistics).toOpaque(), Self.releaseStatisticsNotify
+                )
+                gst_object_unref(UnsafeMutableRawPointer(encoded))
+            }
+            gst_object_unref(UnsafeMutableRawPointer(encoder))
         }
         g_object_weak_ref(
             Self.gobject(pipeline),
@@ -759,6 +880,14 @@ final class WebRTCPipeline: @unchecked Sendable {
         do throws(MediaError) {
             if Self.isCaps(of: pad, prefix: "audio/"), !state.withLock({ $0.recordingFeed != nil || $0.decodedAudio }) {
                 try buildAudioOutput(output, from: pad)
+            } else if Self.isCaps(of: pad, prefix: "video/"), Self.rtpEncoding(of: pad) == "VP8",
+                Self.videoReceiverElements.allSatisfy(MediaRuntime.hasElement),
+                state.withLock({ state in
+                    defer { state.decodingVideo = true }
+                    return !state.decodingVideo
+                })
+            {
+                try buildVideoOutput(output, from: pad)
             } else {
                 let sink = try Self.make("fakesink", nil, in: pipeline)
                 cgst_object_set_bool(sink, "async", 0)
@@ -832,6 +961,71 @@ final class WebRTCPipeline: @unchecked Sendable {
         } else {
             gst_object_unref(UnsafeMutableRawPointer(head))
         }
+    }
+
+    /// A receiver's video: `rtpvp8depay ! vp8dec ! <videoconvert ! autovideosink | fakesink>`; a probe on the
+    /// decoder counts the decoded frames (``Statistics/decodedVideoFrames``).
+    private func buildVideoOutput(
+        _ output: GStreamerMediaEngine.ReceiverOutput,
+        from pad: UnsafeMutablePointer<GstPad>
+    ) throws(MediaError) {
+        var chain = [
+            try Self.make("rtpvp8depay", "video-depayloader", in: pipeline),
+            try Self.make("vp8dec", "video-decoder", in: pipeline),
+        ]
+        if output == .play, Self.hasDisplay, MediaRuntime.hasElement("autovideosink"),
+            MediaRuntime.hasElement("videoconvert")
+        {
+            chain.append(try Self.make("videoconvert", "video-convert", in: pipeline))
+            chain.append(try Self.make("autovideosink", "video-output", in: pipeline))
+        } else {
+            let sink = try Self.make("fakesink", "video-output", in: pipeline)
+            cgst_object_set_bool(sink, "async", 0)
+            cgst_object_set_bool(sink, "sync", 0)
+            chain.append(sink)
+        }
+        try Self.link(chain)
+        if let decoded = gst_element_get_static_pad(chain[1], "src") {
+            gst_pad_add_probe(
+                decoded, GST_PAD_PROBE_TYPE_BUFFER, Self.countVideoFrame,
+                Unmanaged.passRetained(statistics).toOpaque(), Self.releaseStatisticsNotify
+            )
+            gst_object_unref(UnsafeMutableRawPointer(decoded))
+        }
+        for element in chain.reversed() { gst_element_sync_state_with_parent(element) }
+        guard let head = gst_element_get_static_pad(chain[0], "sink") else {
+            throw MediaError(code: .pipelineFailed, message: "the VP8 depayloader has no sink pad")
+        }
+        defer { gst_object_unref(UnsafeMutableRawPointer(head)) }
+        guard gst_pad_link(pad, head) == GST_PAD_LINK_OK else {
+            throw MediaError(code: .pipelineFailed, message: "GStreamer could not link webrtcbin to the VP8 decoder")
+        }
+    }
+
+    private static func rtpEncoding(of pad: UnsafeMutablePointer<GstPad>) -> String? {
+        guard let caps = gst_pad_get_current_caps(pad) ?? gst_pad_query_caps(pad, nil) else { return nil }
+        defer { gst_caps_unref(caps) }
+        guard gst_caps_get_size(caps) > 0, let structure = gst_caps_get_structure(caps, 0) else { return nil }
+        return gst_structure_get_string(structure, "encoding-name").map { String(cString: $0).uppercased() }
+    }
+
+    private static let releaseStatisticsNotify: GDestroyNotify = { context in
+        guard let context else { return }
+        Unmanaged<Statistics>.fromOpaque(context).release()
+    }
+
+    private static let countVideoFrame: GstPadProbeCallback = { _, _, context in
+        guard let context else { return GST_PAD_PROBE_REMOVE }
+        Unmanaged<Statistics>.fromOpaque(context).takeUnretainedValue().decodedVideoFrames
+            .add(1, ordering: .relaxed)
+        return GST_PAD_PROBE_OK
+    }
+
+    private static let countEncodedVideoFrame: GstPadProbeCallback = { _, _, context in
+        guard let context else { return GST_PAD_PROBE_REMOVE }
+        Unmanaged<Statistics>.fromOpaque(context).takeUnretainedValue().encodedVideoFrames
+            .add(1, ordering: .relaxed)
+        return GST_PAD_PROBE_OK
     }
 
     private static let releaseDestroyNotify: GDestroyNotify = { context in

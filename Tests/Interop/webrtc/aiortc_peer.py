@@ -9,7 +9,9 @@ Signaling is newline-delimited JSON on stdin/stdout, in the shapes of PROTOCOL.m
        {"type": "candidate", ...}, then one with "candidate": "" (end of candidates)
        {"type": "result", ...}                                 (last line; then the script exits)
 The result counts the audio decoded by aiortc during --seconds after the first frame, and reports what the
-offer and the answer negotiated. Logs go to stderr. Exit status 0 when the result was printed.
+offer and the answer negotiated. With --video it also counts the decoded video frames ("video_frames",
+"video_sizes", "first_video_frame_ms"), and waits (within --timeout) for --video-frames of them besides the audio.
+Logs go to stderr. Exit status 0 when the result was printed.
 """
 import argparse
 import asyncio
@@ -23,6 +25,8 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--seconds", type=float, default=2.5, help="how long to decode after the first frame")
 parser.add_argument("--timeout", type=float, default=20.0, help="give up after this many seconds")
 parser.add_argument("--address", default="127.0.0.1", help="the only host address aioice gathers on")
+parser.add_argument("--video", action="store_true", help="also decode and count video frames")
+parser.add_argument("--video-frames", type=int, default=10, help="with --video: wait for this many video frames")
 args = parser.parse_args()
 
 # aioice skips 127.0.0.1 and has no option for it: gather on the given address only.
@@ -51,6 +55,16 @@ async def main():
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))  # no STUN: host candidates only
     result = {"type": "result", "frames": 0, "samples": 0, "seconds": 0.0, "sample_rates": [], "kinds": []}
     finished = asyncio.Event()
+    audio_done = asyncio.Event()
+    video_done = asyncio.Event()
+    if args.video:
+        result.update({"video_frames": 0, "video_sizes": []})
+    else:
+        video_done.set()
+
+    def check_finished():
+        if audio_done.is_set() and video_done.is_set():
+            finished.set()
 
     @pc.on("connectionstatechange")
     def on_state():
@@ -63,6 +77,29 @@ async def main():
     def on_track(track):
         log("track", track.kind)
         result["kinds"].append(track.kind)
+        if track.kind == "video" and args.video:
+
+            async def consume_video():
+                sizes = set()
+                while True:
+                    try:
+                        frame = await track.recv()
+                    except Exception as error:
+                        log("video track ended:", repr(error))
+                        break
+                    if result["video_frames"] == 0:
+                        result["first_video_frame_ms"] = round(1000 * (time.monotonic() - START), 1)
+                    result["video_frames"] += 1
+                    sizes.add(f"{frame.width}x{frame.height}")
+                    result["video_sizes"] = sorted(sizes)
+                    if result["video_frames"] >= args.video_frames:
+                        video_done.set()
+                        check_finished()
+                video_done.set()
+                check_finished()
+
+            asyncio.ensure_future(consume_video())
+            return
         if track.kind != "audio":
             return
 
@@ -86,7 +123,8 @@ async def main():
                 result["seconds"] = round(now - first, 3)
                 if now - first >= args.seconds:
                     break
-            finished.set()
+            audio_done.set()
+            check_finished()
 
         asyncio.ensure_future(consume())
 
