@@ -98,6 +98,92 @@ struct CribCallEndToEndTests {
     }
 }
 
+/// Live audio across the two hosts (issue 5): WebRTC between the namespaces, negotiated over QUIC.
+@Suite(.serialized)
+struct CribCallLiveStreamEndToEndTests {
+    @Test("the listener opens a live stream across the LAN and records the monitor's audio")
+    func liveAudio() async throws {
+        guard MDNSNetwork.available(for: "liveAudio") else { return }
+        try await MDNSNetwork.with(busIn: [], avahiIn: []) { network in
+            let lan = try TwoHouseholdDevices(network)
+            let (monitor, ready) = try await lan.startMonitor([
+                "--name", "Nursery", "--no-discovery", "--ice-address", MDNSNetwork.addressA,
+            ])
+            defer { Task { await monitor.stop() } }
+            let pair = try network.start(network.b, lan.cribcall, [
+                "pair", "--pin", "--address", "\(MDNSNetwork.addressA):\(ready.port)", "--fingerprint", ready.fingerprint,
+                "--monitor-name", "Nursery", "--name", "Dad's laptop",
+            ] + lan.listenerData, acceptsInput: true)
+            defer { Task { await pair.stop() } }
+            let pin = try #require(await monitor.line { lan.event($0) == "pin" }.flatMap(jsonObject)?["pin"] as? String,
+                                   "monitor: \(monitor.output) \(monitor.errorOutput)")
+            pair.send(pin + "\n")
+            #expect(await pair.waitForExit(timeout: .seconds(20)) == 0, "pair: \(pair.output) \(pair.errorOutput)")
+
+            let recordings = lan.listenerDirectory.appendingPathComponent("recordings")
+            let listener = try network.start(network.b, lan.cribcall, [
+                "listen", "--json", "--no-notify", "--open", "Nursery", "--record", recordings.path,
+                "--ice-address", MDNSNetwork.addressB,
+            ] + lan.listenerData)
+            defer { Task { await listener.stop() } }
+            let started = await listener.line(timeout: .seconds(20)) { lan.event($0) == "stream_started" }
+            #expect(started != nil, "listen: \(listener.output) \(listener.errorOutput); monitor: \(monitor.output)")
+            #expect(await monitor.line { lan.event($0) == "stream_started" } != nil)
+            try await Task.sleep(for: .seconds(3))
+            await listener.stop(grace: .seconds(5))  // SIGTERM: the recording is finished properly
+
+            let files = try FileManager.default.contentsOfDirectory(at: recordings, includingPropertiesForKeys: nil)
+            let wav = try #require(files.first { $0.pathExtension == "wav" }, "no recording in \(recordings.path)")
+            let level = try WAVLevel(contentsOf: wav)
+            #expect(level.sampleRate == 48_000 && level.channels == 1)
+            #expect(level.seconds >= 2, "only \(level.seconds) s recorded")
+            #expect(level.rms > 0.05, "the recording is silent (RMS \(level.rms))")
+        }
+    }
+}
+
+/// Duration and level of a 16-bit PCM WAV file.
+struct WAVLevel {
+    var sampleRate: Int
+    var channels: Int
+    var seconds: Double
+    var rms: Double
+
+    init(contentsOf url: URL) throws {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        guard bytes.count > 44, bytes[0..<4].elementsEqual("RIFF".utf8) else {
+            throw MDNSNetwork.SetupError(description: "\(url.path) is not a WAV file")
+        }
+        // Walk the chunks: "fmt " gives the format, "data" the samples.
+        var offset = 12
+        var format: (rate: Int, channels: Int) = (0, 0)
+        var samples: ArraySlice<UInt8> = []
+        while offset + 8 <= bytes.count {
+            let size = u32(offset + 4)
+            let body = offset + 8
+            if bytes[offset..<offset + 4].elementsEqual("fmt ".utf8) { format = (u32(body + 4), u16(body + 2)) }
+            if bytes[offset..<offset + 4].elementsEqual("data".utf8) {
+                samples = bytes[body..<min(bytes.count, body + size)]
+            }
+            offset = body + size + (size & 1)
+        }
+        sampleRate = format.rate
+        channels = format.channels
+        let count = samples.count / 2
+        seconds = format.rate > 0 ? Double(count) / Double(format.rate * max(1, format.channels)) : 0
+        var sum = 0.0
+        var index = samples.startIndex
+        while index + 1 < samples.endIndex {
+            let value = Double(Int16(bitPattern: UInt16(samples[index]) | UInt16(samples[index + 1]) << 8)) / 32768
+            sum += value * value
+            index += 2
+        }
+        rms = count > 0 ? (sum / Double(count)).squareRoot() : 0
+    }
+}
+
 /// The two hosts of a test: the monitor's data in namespace A, the listener's in namespace B.
 struct TwoHouseholdDevices {
     let network: MDNSNetwork
