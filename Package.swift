@@ -171,15 +171,16 @@ let package = Package(
         .executableTarget(
             name: "alert-benchmark",
             dependencies: [
-                "AudioCapture", "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+                "AudioCapture", "BenchmarkSupport", "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "QUIC", "SoundDetection",
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "stream-benchmark",
             dependencies: [
-                "AudioCapture", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+                "AudioCapture", "BenchmarkSupport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
                 "DeviceIdentity", "Media", "QUIC", "SoundDetection", "StreamMedia",
             ],
             swiftSettings: swiftSettings

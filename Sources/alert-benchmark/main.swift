@@ -6,6 +6,7 @@
 // - monitor CPU while detecting in real time (percent of one core): on the in-process test:cry signal, and on
 //   the same cry audio captured through GStreamer (a looping 48 kHz WAV file, decoded and resampled to 16 kHz).
 import AudioCapture
+import BenchmarkSupport
 import ControlTransport
 import CribCallListener
 import CribCallMonitor
@@ -15,26 +16,6 @@ import DeviceIdentity
 import Foundation
 import QUIC
 import SoundDetection
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
-
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-}
-
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-}
 
 let clock = ContinuousClock()
 let monitorIdentity = try DeviceIdentity.generate(now: Date())

@@ -5,6 +5,7 @@
 // - time from the listener's START_STREAM_REQUEST to its first decoded audio buffer (p50/p95 over 20 streams);
 // - whole-process CPU while one audio stream runs for 10 s (monitor's sender and listener's receiver together).
 import AudioCapture
+import BenchmarkSupport
 import CribCallListener
 import CribCallMonitor
 import CribCallProtocol
@@ -16,26 +17,6 @@ import QUIC
 import SoundDetection
 import StreamMedia
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
-
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-}
-
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-}
 
 /// The listener's events, for waiting on.
 final class EventLog: Sendable {
