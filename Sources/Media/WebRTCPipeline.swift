@@ -56,13 +56,13 @@ final class WebRTCPipeline: @unchecked Sendable {
         init() {}
     }
 
-    private enum Phase {
+    enum Phase {
         case created
         case running
         case ending
     }
 
-    private struct State {
+    struct State {
         var phase = Phase.created
         /// Why the run must end (a stop request or a failure); the first reason wins.
         var endReason: String?
@@ -93,15 +93,15 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     let role: Role
     let sessionId: String
-    private let configuration: GStreamerMediaEngine.Configuration
+    let configuration: GStreamerMediaEngine.Configuration
     private let dtlsPEM: String
     private let dtlsFingerprint: String
-    private let pipeline: UnsafeMutablePointer<GstElement>
+    let pipeline: UnsafeMutablePointer<GstElement>
     private let bus: UnsafeMutablePointer<GstBus>
-    private let webrtc: UnsafeMutablePointer<GstElement>
+    let webrtc: UnsafeMutablePointer<GstElement>
     private let continuation: AsyncStream<MediaEvent>.Continuation
-    private let statistics: Statistics
-    private let state = Mutex(State())
+    let statistics: Statistics
+    let state = Mutex(State())
     private let stopRequested = Atomic<Bool>(false)
     private let onExit: @Sendable () -> Void
 
@@ -158,7 +158,7 @@ final class WebRTCPipeline: @unchecked Sendable {
     }
 
     /// Records why the run ends (the first reason wins) and wakes the peer's thread.
-    private func end(_ reason: String) {
+    func end(_ reason: String) {
         let first = state.withLock { state in
             guard state.endReason == nil else { return false }
             state.endReason = reason
@@ -287,24 +287,6 @@ final class WebRTCPipeline: @unchecked Sendable {
         }
     }
 
-    /// The elements an `audio_video` sender needs for its video from `source`.
-    static func videoSenderElements(for source: GStreamerMediaEngine.VideoSource) -> [String] {
-        let tail = ["videoconvert", "videoscale", "capsfilter", "queue", "vp8enc", "rtpvp8pay"]
-        switch source {
-        case .test: return ["videotestsrc"] + tail
-        case .v4l2: return ["v4l2src", "videorate"] + tail
-        }
-    }
-
-    /// The elements a receiver needs to decode VP8 video (without them, video is dropped undecoded).
-    static let videoReceiverElements = ["rtpvp8depay", "vp8dec", "fakesink"]
-
-    /// Whether decoded video should be shown: only when playing and a display exists.
-    static var hasDisplay: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
-    }
-
     /// The elements a receiver with `output` needs.
     static func receiverElements(for output: GStreamerMediaEngine.ReceiverOutput) -> [String] {
         let head = ["rtpopusdepay", "opusdec", "audioconvert", "audioresample", "fakesink"]
@@ -358,7 +340,7 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     /// Creates an element inside `bin` (which takes its floating reference).
     @discardableResult
-    private static func make(
+    static func make(
         _ factory: String,
         _ name: String?,
         in bin: UnsafeMutablePointer<GstElement>
@@ -372,7 +354,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         return element
     }
 
-    private static func link(
+    static func link(
         _ elements: [UnsafeMutablePointer<GstElement>]
     ) throws(MediaError) {
         for (from, to) in zip(elements, elements.dropFirst()) where gst_element_link(from, to) == 0 {
@@ -384,7 +366,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         }
     }
 
-    private static func gobject(_ element: UnsafeMutableRawPointer) -> UnsafeMutablePointer<GObject> {
+    static func gobject(_ element: UnsafeMutableRawPointer) -> UnsafeMutablePointer<GObject> {
         element.assumingMemoryBound(to: GObject.self)
     }
 
@@ -473,7 +455,7 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     /// Links an RTP branch's last element to a new sink pad of webrtcbin: the request pad creates a transceiver
     /// (an m-line), which only sends.
-    private static func linkSendOnly(
+    static func linkSendOnly(
         _ last: UnsafeMutablePointer<GstElement>,
         to webrtc: UnsafeMutablePointer<GstElement>,
         what: String
@@ -495,72 +477,6 @@ final class WebRTCPipeline: @unchecked Sendable {
         }
     }
 
-    /// An `audio_video` sender's video: `<source> ! videoconvert ! videoscale ! video/x-raw,width,height,framerate
-    /// ! queue (leaky) ! vp8enc (realtime) ! rtpvp8pay ! application/x-rtp,…,payload=96 ! webrtcbin`.
-    private static func buildVideoBranch(
-        _ source: GStreamerMediaEngine.VideoSource,
-        configuration: GStreamerMediaEngine.Configuration,
-        into pipeline: UnsafeMutablePointer<GstElement>,
-        webrtc: UnsafeMutablePointer<GstElement>
-    ) throws(MediaError) {
-        let format = configuration.videoFormat
-        let fps = max(1, format.framesPerSecond)
-        var chain: [UnsafeMutablePointer<GstElement>] = []
-        switch source {
-        case .test:
-            let element = try make("videotestsrc", "video-source", in: pipeline)
-            cgst_object_set_bool(element, "is-live", 1)
-            gst_util_set_object_arg(gobject(element), "pattern", "ball")
-            chain.append(element)
-        case .v4l2(let device):
-            let element = try make("v4l2src", "video-source", in: pipeline)
-            if let device { cgst_object_set_string(element, "device", device) }
-            // Cameras offer fixed rates: drop or duplicate frames to the configured one.
-            let rate = try make("videorate", "video-rate", in: pipeline)
-            gst_util_set_object_arg(gobject(rate), "drop-only", "true")
-            chain += [element, rate]
-        }
-        let convert = try make("videoconvert", "video-convert", in: pipeline)
-        let scale = try make("videoscale", "video-scale", in: pipeline)
-        let rawCaps = try make("capsfilter", "video-raw-caps", in: pipeline)
-        gst_util_set_object_arg(
-            gobject(rawCaps),
-            "caps",
-            "video/x-raw,format=I420,width=\(max(16, format.width)),height=\(max(16, format.height)),"
-                + "framerate=\(fps)/1,pixel-aspect-ratio=1/1"
-        )
-        // Like the audio: no backlog of raw frames while ICE/DTLS come up, and frames are dropped (before
-        // encoding, so the VP8 stream stays valid) when the encoder falls behind.
-        let fresh = try make("queue", "fresh-video", in: pipeline)
-        gst_util_set_object_arg(gobject(fresh), "leaky", "downstream")
-        gst_util_set_object_arg(gobject(fresh), "max-size-buffers", "2")
-        gst_util_set_object_arg(gobject(fresh), "max-size-time", "0")
-        gst_util_set_object_arg(gobject(fresh), "max-size-bytes", "0")
-        let encoder = try make("vp8enc", "video-encoder", in: pipeline)
-        gst_util_set_object_arg(gobject(encoder), "deadline", "1")
-        gst_util_set_object_arg(gobject(encoder), "cpu-used", "8")
-        gst_util_set_object_arg(gobject(encoder), "error-resilient", "default")
-        gst_util_set_object_arg(gobject(encoder), "keyframe-max-dist", "\(2 * fps)")
-        gst_util_set_object_arg(gobject(encoder), "target-bitrate", "\(max(50_000, configuration.videoBitrate))")
-        gst_util_set_object_arg(gobject(encoder), "end-usage", "cbr")
-        gst_util_set_object_arg(gobject(encoder), "lag-in-frames", "0")
-        gst_util_set_object_arg(gobject(encoder), "threads", "2")
-        let payloader = try make("rtpvp8pay", "video-payloader", in: pipeline)
-        cgst_object_set_uint(payloader, "pt", guint(vp8PayloadType))
-        gst_util_set_object_arg(gobject(payloader), "picture-id-mode", "15-bit")
-        let rtpCaps = try make("capsfilter", "video-rtp-caps", in: pipeline)
-        // rtcp-fb fields become a=rtcp-fb lines: a receiver's PLI/FIR makes webrtcbin ask the encoder for a keyframe.
-        gst_util_set_object_arg(
-            gobject(rtpCaps),
-            "caps",
-            "application/x-rtp,media=video,encoding-name=VP8,clock-rate=90000,payload=\(vp8PayloadType),"
-                + "rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true"
-        )
-        chain += [convert, scale, rawCaps, fresh, encoder, payloader, rtpCaps]
-        try link(chain)
-        try linkSendOnly(rtpCaps, to: webrtc, what: "the VP8 payloader")
-    }
-
     /// decodebin's `pad-added` for a file source: links the first audio pad to the pacer (`data`, owned by the
     /// pipeline, which outlives its decodebin).
     private static let decoderPadAdded: @convention(c) (
@@ -573,7 +489,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         if gst_pad_is_linked(target) == 0 { _ = gst_pad_link(pad, target) }
     }
 
-    private static func isCaps(of pad: UnsafeMutablePointer<GstPad>, prefix: String) -> Bool {
+    static func isCaps(of pad: UnsafeMutablePointer<GstPad>, prefix: String) -> Bool {
         guard let caps = gst_pad_get_current_caps(pad) ?? gst_pad_query_caps(pad, nil) else { return false }
         defer { gst_caps_unref(caps) }
         guard gst_caps_get_size(caps) > 0, let structure = gst_caps_get_structure(caps, 0) else { return false }
@@ -587,7 +503,7 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     // MARK: - Callbacks
 
-    private var context: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
+    var context: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
 
     private func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: GCallback) {
         cgst_signal_connect(instance, signal, handler, context, Self.releaseClosureNotify)
@@ -963,72 +879,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         }
     }
 
-    /// A receiver's video: `rtpvp8depay ! vp8dec ! <videoconvert ! autovideosink | fakesink>`; a probe on the
-    /// decoder counts the decoded frames (``Statistics/decodedVideoFrames``).
-    private func buildVideoOutput(
-        _ output: GStreamerMediaEngine.ReceiverOutput,
-        from pad: UnsafeMutablePointer<GstPad>
-    ) throws(MediaError) {
-        var chain = [
-            try Self.make("rtpvp8depay", "video-depayloader", in: pipeline),
-            try Self.make("vp8dec", "video-decoder", in: pipeline),
-        ]
-        if output == .play, Self.hasDisplay, MediaRuntime.hasElement("autovideosink"),
-            MediaRuntime.hasElement("videoconvert")
-        {
-            chain.append(try Self.make("videoconvert", "video-convert", in: pipeline))
-            chain.append(try Self.make("autovideosink", "video-output", in: pipeline))
-        } else {
-            let sink = try Self.make("fakesink", "video-output", in: pipeline)
-            cgst_object_set_bool(sink, "async", 0)
-            cgst_object_set_bool(sink, "sync", 0)
-            chain.append(sink)
-        }
-        try Self.link(chain)
-        if let decoded = gst_element_get_static_pad(chain[1], "src") {
-            gst_pad_add_probe(
-                decoded, GST_PAD_PROBE_TYPE_BUFFER, Self.countVideoFrame,
-                Unmanaged.passRetained(statistics).toOpaque(), Self.releaseStatisticsNotify
-            )
-            gst_object_unref(UnsafeMutableRawPointer(decoded))
-        }
-        for element in chain.reversed() { gst_element_sync_state_with_parent(element) }
-        guard let head = gst_element_get_static_pad(chain[0], "sink") else {
-            throw MediaError(code: .pipelineFailed, message: "the VP8 depayloader has no sink pad")
-        }
-        defer { gst_object_unref(UnsafeMutableRawPointer(head)) }
-        guard gst_pad_link(pad, head) == GST_PAD_LINK_OK else {
-            throw MediaError(code: .pipelineFailed, message: "GStreamer could not link webrtcbin to the VP8 decoder")
-        }
-    }
-
-    private static func rtpEncoding(of pad: UnsafeMutablePointer<GstPad>) -> String? {
-        guard let caps = gst_pad_get_current_caps(pad) ?? gst_pad_query_caps(pad, nil) else { return nil }
-        defer { gst_caps_unref(caps) }
-        guard gst_caps_get_size(caps) > 0, let structure = gst_caps_get_structure(caps, 0) else { return nil }
-        return gst_structure_get_string(structure, "encoding-name").map { String(cString: $0).uppercased() }
-    }
-
-    private static let releaseStatisticsNotify: GDestroyNotify = { context in
-        guard let context else { return }
-        Unmanaged<Statistics>.fromOpaque(context).release()
-    }
-
-    private static let countVideoFrame: GstPadProbeCallback = { _, _, context in
-        guard let context else { return GST_PAD_PROBE_REMOVE }
-        Unmanaged<Statistics>.fromOpaque(context).takeUnretainedValue().decodedVideoFrames
-            .add(1, ordering: .relaxed)
-        return GST_PAD_PROBE_OK
-    }
-
-    private static let countEncodedVideoFrame: GstPadProbeCallback = { _, _, context in
-        guard let context else { return GST_PAD_PROBE_REMOVE }
-        Unmanaged<Statistics>.fromOpaque(context).takeUnretainedValue().encodedVideoFrames
-            .add(1, ordering: .relaxed)
-        return GST_PAD_PROBE_OK
-    }
-
-    private static let releaseDestroyNotify: GDestroyNotify = { context in
+    static let releaseDestroyNotify: GDestroyNotify = { context in
         guard let context else { return }
         Unmanaged<WebRTCPipeline>.fromOpaque(context).release()
     }
