@@ -12,9 +12,10 @@ PYTHON := $(VENV)/bin/python
 APT_BUILD_PACKAGES := pkg-config libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libsqlite3-dev \
 	libavahi-compat-libdnssd-dev libqrencode-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libdbus-1-dev
 # GStreamer elements: audio capture (convert/resample/appsink/decoders, WAV/FLAC/autoaudiosrc, ALSA, PulseAudio)
-# and live streams (webrtcbin, DTLS/SRTP from -bad, ICE from libnice, Opus from -base, RTP from -good).
+# and live streams (webrtcbin, DTLS/SRTP from -bad, ICE from libnice, Opus from -base, RTP and VP8 from -good,
+# H.264 from x264enc in -ugly).
 APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-alsa gstreamer1.0-pulseaudio \
-	gstreamer1.0-plugins-bad gstreamer1.0-nice
+	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-nice
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \
 	nftables sqlite3 avahi-daemon dbus zbar-tools systemd
 APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl python3

@@ -11,4 +11,12 @@ public protocol AudioInput: AnyObject, Sendable {
 
     /// Stops the input and returns once it has released its resources. Idempotent.
     func stop() async
+
+    /// The same audio for live streams, in small low-latency frames, while the input runs (nil: this input
+    /// cannot share its audio). Defaults to nil.
+    var liveFeed: LiveAudioFeed? { get }
+}
+
+extension AudioInput {
+    public var liveFeed: LiveAudioFeed? { nil }
 }

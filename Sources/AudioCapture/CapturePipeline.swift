@@ -3,8 +3,9 @@ import Foundation
 import Synchronization
 
 /// One run of a capture pipeline:
-/// `<source> ! audioconvert ! audioresample ! appsink caps=audio/x-raw,format=F32,rate=16000,channels=1`,
-/// where `<source>` is `autoaudiosrc`, `pulsesrc`, `alsasrc` or `filesrc ! decodebin`. The elements are created
+/// `<source> ! audioconvert ! audioresample ! audio/x-raw,format=F32,rate=48000,channels=1 ! tee`, then
+/// `tee. ! queue ! audioresample ! appsink caps=…rate=16000` (sound detection, in chunks) and `tee. ! queue ! appsink` (the
+/// ``LiveAudioFeed`` for live streams, buffer by buffer), where `<source>` is `autoaudiosrc`, `pulsesrc`, `alsasrc` or `filesrc ! decodebin`. The elements are created
 /// with `gst_element_factory_make` and configured through properties, so no user text is ever parsed as pipeline
 /// syntax.
 ///
@@ -59,6 +60,7 @@ final class CapturePipeline: @unchecked Sendable {
     private let sourceElement: UnsafeMutablePointer<GstElement>
     private let convert: UnsafeMutablePointer<GstElement>
     private let continuation: AsyncThrowingStream<[Float], any Error>.Continuation
+    private let feed: LiveAudioFeed
     private let statistics: Statistics
     private let sink: Mutex<SinkState>
     private let stopRequested = Atomic<Bool>(false)
@@ -70,6 +72,7 @@ final class CapturePipeline: @unchecked Sendable {
     ///   - source: A GStreamer source (not `.test`).
     ///   - configuration: Chunk size.
     ///   - continuation: Receives the chunks; finished with the outcome when the run ends.
+    ///   - feed: Receives every captured buffer at ``feedSampleRate``.
     ///   - statistics: Counters shared with the capture.
     ///   - onExit: Called on the capture thread after the pipeline has been released.
     /// - Throws: ``AudioCaptureError`` if GStreamer or an element is missing.
@@ -77,6 +80,7 @@ final class CapturePipeline: @unchecked Sendable {
         source: AudioSourceSpec,
         configuration: AudioCaptureConfiguration,
         continuation: AsyncThrowingStream<[Float], any Error>.Continuation,
+        feed: LiveAudioFeed,
         statistics: Statistics,
         onExit: @escaping @Sendable () -> Void
     ) throws(AudioCaptureError) {
@@ -88,6 +92,7 @@ final class CapturePipeline: @unchecked Sendable {
         sourceElement = elements.source
         convert = elements.convert
         self.continuation = continuation
+        self.feed = feed
         self.statistics = statistics
         sink = Mutex(SinkState(accumulator: ChunkAccumulator(chunkSize: configuration.chunkSize)))
         self.onExit = onExit
@@ -122,11 +127,15 @@ final class CapturePipeline: @unchecked Sendable {
         var decoder: UnsafeMutablePointer<GstElement>?
         var convert: UnsafeMutablePointer<GstElement>
         var appsink: UnsafeMutablePointer<GstElement>
+        var feedSink: UnsafeMutablePointer<GstElement>
     }
+
+    /// The sample rate of the live feed (Opus's own rate, so streams need no further resampling).
+    static let feedSampleRate = 48_000
 
     /// The element factories a source needs.
     static func requiredElements(for source: AudioSourceSpec) -> [String] {
-        let tail = ["audioconvert", "audioresample", "appsink"]
+        let tail = ["audioconvert", "audioresample", "capsfilter", "tee", "queue", "appsink"]
         switch source {
         case .auto: return ["autoaudiosrc"] + tail
         case .pulse: return ["pulsesrc"] + tail
@@ -186,15 +195,34 @@ final class CapturePipeline: @unchecked Sendable {
             }
             let convert = try make("audioconvert", "convert")
             let resample = try make("audioresample", "resample")
+            let feedCaps = try make("capsfilter", "feed-caps")
+            let tee = try make("tee", "split")
+            let detectionQueue = try make("queue", "detection-queue")
+            let feedQueue = try make("queue", "feed-queue")
+            let detectionResample = try make("audioresample", "detection-resample")
             let appsink = try make("appsink", "sink")
+            let feedSink = try make("appsink", "feed-sink")
 
             if let decoder {
                 try link(sourceElement, decoder)  // decoder → convert is linked when decodebin exposes an audio pad
             } else {
                 try link(sourceElement, convert)
             }
+            gst_util_set_object_arg(
+                UnsafeMutableRawPointer(feedCaps).assumingMemoryBound(to: GObject.self),
+                "caps",
+                "audio/x-raw,format=\(sampleFormat),rate=\(feedSampleRate),channels=1,layout=interleaved"
+            )
             try link(convert, resample)
-            try link(resample, appsink)
+            try link(resample, feedCaps)
+            try link(feedCaps, tee)
+            // A queue (thread) per branch: a file prerolls each sink, and one sink's preroll must not block the
+            // other's first buffer.
+            try link(tee, detectionQueue)
+            try link(detectionQueue, detectionResample)
+            try link(detectionResample, appsink)
+            try link(tee, feedQueue)
+            try link(feedQueue, feedSink)
 
             let caps = gst_caps_from_string(
                 "audio/x-raw,format=\(sampleFormat),rate=\(GStreamerAudioCapture.sampleRate),channels=1,"
@@ -202,22 +230,25 @@ final class CapturePipeline: @unchecked Sendable {
             )
             gst_app_sink_set_caps(cgst_app_sink(appsink), caps)
             gst_caps_unref(caps)
-            // The callback pulls every sample at once; bounding happens in the Swift stream.
-            gst_app_sink_set_emit_signals(cgst_app_sink(appsink), 0)
-            gst_app_sink_set_drop(cgst_app_sink(appsink), 0)
-            // A file is paced in real time by the pipeline clock; a live source is paced by its device, and
-            // syncing on it would only add latency.
-            if case .file = source {
-                gst_base_sink_set_sync(cgst_base_sink(appsink), 1)
-            } else {
-                gst_base_sink_set_sync(cgst_base_sink(appsink), 0)
+            for sink in [appsink, feedSink] {
+                // The callback pulls every sample at once; bounding happens in the Swift stream.
+                gst_app_sink_set_emit_signals(cgst_app_sink(sink), 0)
+                gst_app_sink_set_drop(cgst_app_sink(sink), 0)
+                // A file is paced in real time by the pipeline clock; a live source is paced by its device, and
+                // syncing on it would only add latency.
+                if case .file = source {
+                    gst_base_sink_set_sync(cgst_base_sink(sink), 1)
+                } else {
+                    gst_base_sink_set_sync(cgst_base_sink(sink), 0)
+                }
             }
             return Elements(
                 pipeline: pipeline,
                 source: sourceElement,
                 decoder: decoder,
                 convert: convert,
-                appsink: appsink
+                appsink: appsink,
+                feedSink: feedSink
             )
         } catch {
             gst_object_unref(pipeline)
@@ -235,6 +266,14 @@ final class CapturePipeline: @unchecked Sendable {
         gst_app_sink_set_callbacks(
             cgst_app_sink(elements.appsink),
             &callbacks,
+            Unmanaged.passRetained(self).toOpaque(),
+            Self.releaseDestroyNotify
+        )
+        var feedCallbacks = GstAppSinkCallbacks()
+        feedCallbacks.new_sample = Self.newFeedSample
+        gst_app_sink_set_callbacks(
+            cgst_app_sink(elements.feedSink),
+            &feedCallbacks,
             Unmanaged.passRetained(self).toOpaque(),
             Self.releaseDestroyNotify
         )
@@ -283,6 +322,12 @@ final class CapturePipeline: @unchecked Sendable {
         return Unmanaged<CapturePipeline>.fromOpaque(context).takeUnretainedValue().pullSample(from: appsink)
     }
 
+    private static let newFeedSample: @convention(c) (UnsafeMutablePointer<GstAppSink>?, gpointer?) -> GstFlowReturn = {
+        appsink, context in
+        guard let appsink, let context else { return GST_FLOW_ERROR }
+        return Unmanaged<CapturePipeline>.fromOpaque(context).takeUnretainedValue().publishSample(from: appsink)
+    }
+
     /// decodebin's `pad-added`: `void (GstElement *, GstPad *, gpointer)`.
     private static let padAdded: @convention(c) (
         UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
@@ -315,6 +360,22 @@ final class CapturePipeline: @unchecked Sendable {
                 }
             }
         }
+        return GST_FLOW_OK
+    }
+
+    /// Publishes one captured buffer on the live feed (copied only when someone subscribes).
+    private func publishSample(from appsink: UnsafeMutablePointer<GstAppSink>) -> GstFlowReturn {
+        guard let sample = gst_app_sink_pull_sample(appsink) else { return GST_FLOW_FLUSHING }
+        defer { gst_sample_unref(sample) }
+        let capturedAt = ContinuousClock.now
+        guard feed.hasSubscribers, let buffer = gst_sample_get_buffer(sample) else { return GST_FLOW_OK }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return GST_FLOW_ERROR }
+        defer { gst_buffer_unmap(buffer, &map) }
+        let bytes = UnsafeRawBufferPointer(start: map.data, count: Int(map.size))
+        let count = bytes.count / MemoryLayout<Float>.size
+        let samples = (0..<count).map { bytes.loadUnaligned(fromByteOffset: $0 * MemoryLayout<Float>.size, as: Float.self) }
+        feed.publish(LiveAudioFeed.Frame(samples: samples, capturedAt: capturedAt))
         return GST_FLOW_OK
     }
 

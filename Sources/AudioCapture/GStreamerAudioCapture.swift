@@ -51,6 +51,11 @@ public final class GStreamerAudioCapture: AudioInput {
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// The captured audio at 48 kHz, buffer by buffer, for live streams (the same microphone as the chunks).
+    public var liveFeed: LiveAudioFeed? { feed }
+
+    private let feed = LiveAudioFeed(sampleRate: CapturePipeline.feedSampleRate)
+
     private let lifecycle = Mutex(Lifecycle())
     private let statistics = CapturePipeline.Statistics()
 
@@ -130,6 +135,7 @@ public final class GStreamerAudioCapture: AudioInput {
                     source: source,
                     configuration: configuration,
                     continuation: continuation,
+                    feed: feed,
                     statistics: statistics,
                     onExit: { [weak self] in self?.pipelineDidExit() }
                 )

@@ -2,8 +2,8 @@ public import SoundDetection
 import Synchronization
 
 /// The built-in test signals (`test:cry`, `test:silence`, PROTOCOL.md §8) as a live input: ``TestAudioSource``
-/// samples in 100 ms chunks, paced by the clock like a microphone, so a monitor without one behaves exactly as with
-/// one.
+/// samples produced every 20 ms, paced by the clock like a microphone, so a monitor without one behaves exactly as
+/// with one: detection gets them in 100 ms chunks, live streams get each 20 ms frame from ``liveFeed``.
 public final class TestSignalInput: AudioInput {
     /// The delivered sample rate, as every ``AudioInput``.
     public static let sampleRate = TestAudioSource.sampleRate
@@ -11,6 +11,12 @@ public final class TestSignalInput: AudioInput {
     private let kind: TestAudioSource.Kind
     private let chunkSize: Int
     private let producer = Mutex<Task<Void, Never>?>(nil)
+    private let feed = LiveAudioFeed(sampleRate: TestAudioSource.sampleRate)
+
+    /// Samples produced per 20 ms tick.
+    private static let frameSize = TestAudioSource.sampleRate / 50
+
+    public var liveFeed: LiveAudioFeed? { feed }
 
     /// - Parameters:
     ///   - kind: Which signal.
@@ -25,15 +31,20 @@ public final class TestSignalInput: AudioInput {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Float].self, bufferingPolicy: .bufferingNewest(50))
         let kind = kind
         let chunkSize = chunkSize
+        let feed = feed
         let task = Task {
             var source = TestAudioSource(kind)
+            var accumulator = ChunkAccumulator(chunkSize: chunkSize)
             let clock = ContinuousClock()
-            let period = Duration.seconds(Double(chunkSize) / Double(Self.sampleRate))
-            var deadline = clock.now
+            let period = Duration.seconds(Double(Self.frameSize) / Double(Self.sampleRate))
+            var deadline = clock.now + period
             while !Task.isCancelled {
-                continuation.yield(source.next(chunkSize))
-                deadline += period
+                // A frame is delivered once its last sample is "captured", as a microphone would.
                 do { try await clock.sleep(until: deadline) } catch { break }
+                let frame = source.next(Self.frameSize)
+                feed.publish(LiveAudioFeed.Frame(samples: frame, capturedAt: deadline))
+                for chunk in accumulator.append(frame) { continuation.yield(chunk) }
+                deadline += period
             }
             continuation.finish()
         }

@@ -28,3 +28,11 @@ public func cpuSeconds() -> Double {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
+
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process on the machine, whatever its network namespace,
+/// so timestamps taken in two processes can be subtracted.
+public func monotonicNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}

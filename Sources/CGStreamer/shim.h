@@ -11,6 +11,7 @@
 
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/sdp/sdp.h>
 
 // --- time constants (macros) ---
@@ -23,6 +24,7 @@ static inline GstObject *cgst_object(gpointer object) { return GST_OBJECT(object
 static inline GstBin *cgst_bin(GstElement *element) { return GST_BIN(element); }
 static inline GstElement *cgst_element(gpointer object) { return GST_ELEMENT(object); }
 static inline GstAppSink *cgst_app_sink(GstElement *element) { return GST_APP_SINK(element); }
+static inline GstAppSrc *cgst_app_src(GstElement *element) { return GST_APP_SRC(element); }
 static inline GstBaseSink *cgst_base_sink(GstElement *element) { return GST_BASE_SINK(element); }
 
 // --- g_object_set / g_object_get (variadic), one property at a time ---

@@ -28,6 +28,24 @@ public final class GStreamerMediaEngine: MediaEngine {
         case record(directory: URL)
         /// Decodes and drops it (tests, benchmarks).
         case discard
+        /// Hands the decoded audio (48 kHz mono `Float`) to a handler at the moment a speaker would play it: the
+        /// buffers are released in time, after the jitter buffer, like `autoaudiosink` (level meters, latency
+        /// measurements).
+        case samples(DecodedAudioHandler)
+    }
+
+    /// Receives a receiver's decoded audio (``ReceiverOutput/samples(_:)``). Equal only to itself.
+    public final class DecodedAudioHandler: Sendable, Hashable {
+        let handle: @Sendable (_ samples: [Float], _ renderedAt: ContinuousClock.Instant) -> Void
+
+        /// - Parameter handle: Called on a GStreamer thread for each decoded buffer (typically 20 ms), with the
+        ///   moment its first sample is due at the speaker; it must return quickly.
+        public init(_ handle: @escaping @Sendable (_ samples: [Float], _ renderedAt: ContinuousClock.Instant) -> Void) {
+            self.handle = handle
+        }
+
+        public static func == (lhs: DecodedAudioHandler, rhs: DecodedAudioHandler) -> Bool { lhs === rhs }
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 
     /// Where an `audio_video` sender's video comes from.
@@ -38,7 +56,7 @@ public final class GStreamerMediaEngine: MediaEngine {
         case v4l2(device: String?)
     }
 
-    /// The size and rate of the video an `audio_video` sender encodes (VP8).
+    /// The size and rate of the video an `audio_video` sender encodes.
     public struct VideoFormat: Sendable, Hashable {
         public var width: Int
         public var height: Int
@@ -60,8 +78,12 @@ public final class GStreamerMediaEngine: MediaEngine {
     public struct Configuration: Sendable {
         /// The device's DTLS certificate (from `DeviceIdentityStore`): used by every peer.
         public var dtlsCertificate: DTLSCertificate
-        /// Where a sender's audio comes from. `test:cry` is a live 440 Hz tone, `test:silence` live silence.
+        /// Where a sender's audio comes from when there is no ``audioFeed``. `test:cry` is a live 440 Hz tone,
+        /// `test:silence` live silence.
         public var audioSource: AudioSourceSpec
+        /// The shared microphone (the monitor's ``AudioCapture/AudioInput/liveFeed``): when set, senders stream
+        /// exactly what sound detection hears instead of opening ``audioSource`` again.
+        public var audioFeed: LiveAudioFeed?
         /// The local addresses to gather ICE host candidates on (`--ice-address`); empty: every interface except
         /// loopback (libnice's default). Give `127.0.0.1` to stream over loopback.
         public var iceAddresses: [String]
@@ -77,12 +99,20 @@ public final class GStreamerMediaEngine: MediaEngine {
         public var videoSource: VideoSource?
         /// The size and rate `audio_video` senders encode.
         public var videoFormat: VideoFormat
-        /// The VP8 target bitrate in bits per second.
+        /// The video encoder's target bitrate in bits per second (halved, with 480p video, on a weak link).
         public var videoBitrate: Int
+        /// The codec `audio_video` senders encode with: H.264 when installed, else VP8 (``VideoCodec/automatic``).
+        public var videoCodec: VideoCodec = .automatic
+        /// Test-only: the share (0…1) of incoming video RTP packets a receiver drops before its RTP session, so that
+        /// it reports a lossy link to the sender.
+        var simulatedIncomingVideoLoss: Double = 0
+        /// Test-only: told the video size a sender sends (and each switch) and the sizes and frames a receiver decodes.
+        var videoObserver: VideoObserver?
 
         public init(
             dtlsCertificate: DTLSCertificate,
             audioSource: AudioSourceSpec = .auto,
+            audioFeed: LiveAudioFeed? = nil,
             iceAddresses: [String] = [],
             jitterBufferLatency: Duration = .milliseconds(50),
             opusBitrate: Int = 28_000,
@@ -93,6 +123,7 @@ public final class GStreamerMediaEngine: MediaEngine {
         ) {
             self.dtlsCertificate = dtlsCertificate
             self.audioSource = audioSource
+            self.audioFeed = audioFeed
             self.iceAddresses = iceAddresses
             self.jitterBufferLatency = jitterBufferLatency
             self.opusBitrate = opusBitrate
@@ -100,6 +131,11 @@ public final class GStreamerMediaEngine: MediaEngine {
             self.videoSource = videoSource
             self.videoFormat = videoFormat
             self.videoBitrate = videoBitrate
+        }
+
+        /// Where senders take their audio.
+        var senderAudio: WebRTCPipeline.SenderAudio {
+            audioFeed.map { .feed($0) } ?? .source(audioSource)
         }
 
         /// The video source `audio_video` senders use.
@@ -121,7 +157,7 @@ public final class GStreamerMediaEngine: MediaEngine {
         try MediaRuntime.initialize()
         try MediaRuntime.requireElements(
             WebRTCPipeline.commonElements
-                + WebRTCPipeline.senderElements(for: configuration.audioSource)
+                + WebRTCPipeline.senderElements(for: configuration.senderAudio)
                 + WebRTCPipeline.receiverElements(for: configuration.receiverOutput)
         )
         self.configuration = configuration
@@ -131,18 +167,21 @@ public final class GStreamerMediaEngine: MediaEngine {
     ///
     /// - Parameters:
     ///   - sessionId: The stream's session id (used in names and logs only).
-    ///   - mediaType: `.audio`, or `.audioVideo`: a second m-line with VP8 (payload type 96) from
-    ///     ``Configuration/effectiveVideoSource`` at ``Configuration/videoFormat``.
+    ///   - mediaType: `.audio`, or `.audioVideo`: a second m-line with H.264 (payload type 102) or VP8 (96), after
+    ///     ``Configuration/videoCodec``, from ``Configuration/effectiveVideoSource`` at ``Configuration/videoFormat``.
     /// - Throws: ``MediaError`` if the pipeline cannot start (e.g. the audio input cannot be opened), or
     ///   ``MediaError/Code/missingPlugin`` if a video element is not installed.
     public func makeSender(sessionId: String, mediaType: MediaType) async throws -> any MediaPeer {
         var video: VideoSource?
         if mediaType == .audioVideo {
             video = configuration.effectiveVideoSource
-            try MediaRuntime.requireElements(WebRTCPipeline.videoSenderElements(for: configuration.effectiveVideoSource))
+            let source = configuration.effectiveVideoSource
+            try MediaRuntime.requireElements(
+                WebRTCPipeline.videoSenderElements(for: source, codec: configuration.videoCodec)
+            )
         }
         return try await GStreamerMediaPeer.start(
-            WebRTCPipeline.Role.sender(configuration.audioSource, video: video),
+            WebRTCPipeline.Role.sender(configuration.senderAudio, video: video),
             sessionId: sessionId,
             configuration: configuration
         )
@@ -150,7 +189,7 @@ public final class GStreamerMediaEngine: MediaEngine {
 
     /// A receiver: give it the offer with ``MediaPeer/setRemoteDescription(sdp:)``; its answer follows as
     /// `.localDescription`, and `.flowing` at the first decoded audio frame. If the offer has video (whatever
-    /// `mediaType` says) it is decoded (VP8) too, when the VP8 elements are installed.
+    /// `mediaType` says) it is decoded too (H.264 or VP8), when that codec's elements are installed.
     ///
     /// - Throws: ``MediaError`` if the pipeline cannot start.
     public func makeReceiver(sessionId: String, mediaType: MediaType) async throws -> any MediaPeer {

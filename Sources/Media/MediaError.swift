@@ -17,6 +17,8 @@ public struct MediaError: Error, Sendable, Hashable {
         /// A call that does not fit the peer (an answer to a receiver, an offer to a sender, a second remote
         /// description, a candidate for a media line that does not exist).
         public static let invalidState = Code(rawValue: "invalidState")
+        /// An option that does not parse (e.g. `--video-source`); the message lists what is accepted.
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
         /// The peer has ended; nothing more can be done with it.
         public static let ended = Code(rawValue: "ended")
     }

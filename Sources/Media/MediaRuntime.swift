@@ -65,6 +65,12 @@ enum MediaRuntime {
         "rtpvp8depay": "gstreamer1.0-plugins-good",
         "autovideosink": "gstreamer1.0-plugins-good",
         "x264enc": "gstreamer1.0-plugins-ugly",
+        "rtph264pay": "gstreamer1.0-plugins-good",
+        "rtph264depay": "gstreamer1.0-plugins-good",
+        "h264parse": "gstreamer1.0-plugins-bad",
+        "openh264dec": "gstreamer1.0-plugins-bad",
+        "appsrc": "gstreamer1.0-plugins-base",
+        "appsink": "gstreamer1.0-plugins-base",
     ]
 
     /// Whether an element factory is registered (its plugin is installed and loads).

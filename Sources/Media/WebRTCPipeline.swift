@@ -14,10 +14,11 @@ import Synchronization
 ///   `on-negotiation-needed`. `<source>` is one element (or `filesrc ! decodebin ! identity sync=true`) so it can
 ///   later become the branch of a `tee` shared with sound detection.
 /// - `audio_video` sender: a second branch, `<video source> ! videoconvert ! videoscale ! video/x-raw,… ! queue
-///   (leaky) ! vp8enc ! rtpvp8pay ! application/x-rtp,…,payload=96 ! webrtcbin`, requested after the audio (so the
-///   second m-line; max-bundle).
-/// - Receiver: a lone `webrtcbin`; a VP8 video pad gets `rtpvp8depay ! vp8dec ! <fakesink | videoconvert !
-///   autovideosink>` with a frame-counting probe; each incoming audio pad gets `rtpopusdepay ! opusdec ! audioconvert !
+///   (leaky) ! x264enc ! rtph264pay (payload 102) | vp8enc ! rtpvp8pay (96) ! application/x-rtp,… ! webrtcbin`,
+///   requested after the audio (so the second m-line; max-bundle), with the weak-link downscale
+///   (WebRTCPipeline+Video.swift).
+/// - Receiver: a lone `webrtcbin`; an H.264 or VP8 video pad gets its depayloader and decoder `! <fakesink |
+///   videoconvert ! autovideosink>` with a frame-counting probe; each incoming audio pad gets `rtpopusdepay ! opusdec ! audioconvert !
 ///   audioresample ! <output>` (other pads a `fakesink`); the answer is created after the remote offer is set.
 ///
 /// Threads and ownership (why `@unchecked Sendable` is safe):
@@ -36,7 +37,7 @@ import Synchronization
 final class WebRTCPipeline: @unchecked Sendable {
     enum Role: Sendable {
         /// A sender of the audio and, for an `audio_video` stream, of video too.
-        case sender(AudioSourceSpec, video: GStreamerMediaEngine.VideoSource?)
+        case sender(SenderAudio, video: GStreamerMediaEngine.VideoSource?)
         case receiver(GStreamerMediaEngine.ReceiverOutput)
 
         var isSender: Bool {
@@ -83,6 +84,8 @@ final class WebRTCPipeline: @unchecked Sendable {
         var recordingFinished = false
         /// Whether a receiver has built its video decoding branch.
         var decodingVideo = false
+        /// A video sender's weak-link statistics and downscale (WebRTCPipeline+Video.swift).
+        var videoLink = VideoLinkPolling()
     }
 
     static let wakeMessageName = "cribcall-media-wake"
@@ -90,6 +93,14 @@ final class WebRTCPipeline: @unchecked Sendable {
     static let vp8PayloadType = 96
     /// The elements every peer needs.
     static let commonElements = ["webrtcbin", "nicesrc", "nicesink", "dtlssrtpenc", "dtlssrtpdec", "rtpbin"]
+
+    /// Where a sender's audio comes from.
+    enum SenderAudio: Sendable {
+        /// Its own GStreamer source (`audiotestsrc` for `test:*`).
+        case source(AudioSourceSpec)
+        /// The shared microphone: an `appsrc` fed from the input's ``LiveAudioFeed``.
+        case feed(LiveAudioFeed)
+    }
 
     let role: Role
     let sessionId: String
@@ -104,6 +115,8 @@ final class WebRTCPipeline: @unchecked Sendable {
     let state = Mutex(State())
     private let stopRequested = Atomic<Bool>(false)
     private let onExit: @Sendable () -> Void
+    /// A feed-fed sender's registration with the shared microphone; cancelled first thing in the teardown.
+    private let feedSubscription: LiveAudioFeed.Subscription?
 
     /// Builds the pipeline (in NULL) and installs its callbacks. Call ``start()`` right after.
     init(
@@ -130,6 +143,14 @@ final class WebRTCPipeline: @unchecked Sendable {
         self.continuation = continuation
         self.statistics = statistics
         self.onExit = onExit
+        if case .sender(.feed(let feed), _) = role,
+            let source = gst_bin_get_by_name(cgst_bin(built.pipeline), "source")
+        {
+            let pusher = AppSourcePusher(source, sampleRate: feed.sampleRate)  // takes the reference
+            feedSubscription = feed.subscribe { frame in pusher.push(frame.samples) }
+        } else {
+            feedSubscription = nil
+        }
         installCallbacks()
     }
 
@@ -171,6 +192,7 @@ final class WebRTCPipeline: @unchecked Sendable {
     /// Runs the pipeline until it ends, then releases it and finishes the events.
     private func run() {
         let reason = drive()
+        feedSubscription?.cancel()
         gst_element_set_state(pipeline, GST_STATE_NULL)
         // Queued messages reference elements (whose callbacks retain `self`): drop them, and later posts too.
         gst_bus_set_flushing(bus, 1)
@@ -216,6 +238,7 @@ final class WebRTCPipeline: @unchecked Sendable {
                 finishRecording()
                 return reason
             }
+            pollVideoLink()
             guard let message = gst_bus_timed_pop(bus, 250 * cgst_millisecond) else { continue }
             defer { gst_message_unref(message) }
             switch cgst_message_type(message) {
@@ -256,7 +279,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         let isResource = error?.pointee.domain == gst_resource_error_quark()
         var sentence = "GStreamer error in \(element): \(text)"
         if !detail.isEmpty { sentence += " (\(detail))" }
-        if case .sender(let source, _) = role, isResource, element == "source" {
+        if case .sender(.source(let source), _) = role, isResource, element == "source" {
             sentence += "; check the audio input \(source) (--audio-source)"
         } else if case .sender(_, let video?) = role, isResource, element == "video-source" {
             sentence += "; check the camera (\(video))"
@@ -275,9 +298,10 @@ final class WebRTCPipeline: @unchecked Sendable {
         var webrtc: UnsafeMutablePointer<GstElement>
     }
 
-    /// The elements a sender with `source` needs.
-    static func senderElements(for source: AudioSourceSpec) -> [String] {
+    /// The elements a sender with `audio` needs.
+    static func senderElements(for audio: SenderAudio) -> [String] {
         let tail = ["queue", "audioconvert", "audioresample", "capsfilter", "opusenc", "rtpopuspay"]
+        guard case .source(let source) = audio else { return ["appsrc"] + tail }
         switch source {
         case .auto: return ["autoaudiosrc"] + tail
         case .pulse: return ["pulsesrc"] + tail
@@ -294,6 +318,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         case .play: return head + ["autoaudiosink"]
         case .record: return head + ["capsfilter", "wavenc", "filesink"]
         case .discard: return head
+        case .samples: return head + ["capsfilter", "appsink"]
         }
     }
 
@@ -371,42 +396,47 @@ final class WebRTCPipeline: @unchecked Sendable {
     }
 
     private static func buildSenderBranch(
-        _ source: AudioSourceSpec,
+        _ audio: SenderAudio,
         configuration: GStreamerMediaEngine.Configuration,
         into pipeline: UnsafeMutablePointer<GstElement>,
         webrtc: UnsafeMutablePointer<GstElement>
     ) throws(MediaError) {
         var chain: [UnsafeMutablePointer<GstElement>] = []
         var decoder: UnsafeMutablePointer<GstElement>?
-        switch source {
-        case .auto:
-            chain.append(try make("autoaudiosrc", "source", in: pipeline))
-        case .pulse(let device):
-            let element = try make("pulsesrc", "source", in: pipeline)
-            cgst_object_set_string(element, "client-name", "CribCall")
-            if let device { cgst_object_set_string(element, "device", device) }
-            chain.append(element)
-        case .alsa(let device):
-            let element = try make("alsasrc", "source", in: pipeline)
-            if let device { cgst_object_set_string(element, "device", device) }
-            chain.append(element)
-        case .file(let path):
-            let element = try make("filesrc", "source", in: pipeline)
-            cgst_object_set_string(element, "location", path)
-            decoder = try make("decodebin", "decoder", in: pipeline)
-            try link([element, decoder!])
-            // A file is not live: pace it in real time (decodebin's pad is linked to this when it appears).
-            let pacer = try make("identity", "pacer", in: pipeline)
-            cgst_object_set_bool(pacer, "sync", 1)
-            chain.append(pacer)
-        case .test(let kind):
-            let element = try make("audiotestsrc", "source", in: pipeline)
-            cgst_object_set_bool(element, "is-live", 1)
-            gst_util_set_object_arg(gobject(element), "wave", kind == .silence ? "silence" : "sine")
-            gst_util_set_object_arg(gobject(element), "freq", "440")
-            gst_util_set_object_arg(gobject(element), "volume", "0.5")
-            gst_util_set_object_arg(gobject(element), "samplesperbuffer", "960")
-            chain.append(element)
+        switch audio {
+        case .feed(let feed):
+            chain.append(try makeFeedSource(sampleRate: feed.sampleRate, in: pipeline))
+        case .source(let source):
+            switch source {
+            case .auto:
+                chain.append(try make("autoaudiosrc", "source", in: pipeline))
+            case .pulse(let device):
+                let element = try make("pulsesrc", "source", in: pipeline)
+                cgst_object_set_string(element, "client-name", "CribCall")
+                if let device { cgst_object_set_string(element, "device", device) }
+                chain.append(element)
+            case .alsa(let device):
+                let element = try make("alsasrc", "source", in: pipeline)
+                if let device { cgst_object_set_string(element, "device", device) }
+                chain.append(element)
+            case .file(let path):
+                let element = try make("filesrc", "source", in: pipeline)
+                cgst_object_set_string(element, "location", path)
+                decoder = try make("decodebin", "decoder", in: pipeline)
+                try link([element, decoder!])
+                // A file is not live: pace it in real time (decodebin's pad is linked to this when it appears).
+                let pacer = try make("identity", "pacer", in: pipeline)
+                cgst_object_set_bool(pacer, "sync", 1)
+                chain.append(pacer)
+            case .test(let kind):
+                let element = try make("audiotestsrc", "source", in: pipeline)
+                cgst_object_set_bool(element, "is-live", 1)
+                gst_util_set_object_arg(gobject(element), "wave", kind == .silence ? "silence" : "sine")
+                gst_util_set_object_arg(gobject(element), "freq", "440")
+                gst_util_set_object_arg(gobject(element), "volume", "0.5")
+                gst_util_set_object_arg(gobject(element), "samplesperbuffer", "960")
+                chain.append(element)
+            }
         }
         // Live audio only: until ICE and DTLS are up webrtcbin holds buffers back, and a parent must not hear a
         // backlog when the stream opens. A leaky queue keeps at most the newest 60 ms.
@@ -451,6 +481,27 @@ final class WebRTCPipeline: @unchecked Sendable {
             )
         }
         try linkSendOnly(rtpCaps, to: webrtc, what: "the Opus payloader")
+    }
+
+    /// The shared microphone's end in a sender: a live `appsrc` that timestamps what it is given on arrival and
+    /// keeps at most 100 ms (dropping the oldest), named "source" like every sender's first element.
+    private static func makeFeedSource(
+        sampleRate: Int,
+        in pipeline: UnsafeMutablePointer<GstElement>
+    ) throws(MediaError) -> UnsafeMutablePointer<GstElement> {
+        let element = try make("appsrc", "source", in: pipeline)
+        gst_util_set_object_arg(
+            gobject(element),
+            "caps",
+            "audio/x-raw,format=\(AppSourcePusher.sampleFormat),rate=\(sampleRate),channels=1,layout=interleaved"
+        )
+        gst_util_set_object_arg(gobject(element), "format", "time")
+        cgst_object_set_bool(element, "is-live", 1)
+        cgst_object_set_bool(element, "do-timestamp", 1)
+        cgst_object_set_bool(element, "block", 0)
+        gst_util_set_object_arg(gobject(element), "max-bytes", "\(sampleRate * MemoryLayout<Float>.size / 10)")
+        gst_util_set_object_arg(gobject(element), "leaky-type", "downstream")
+        return element
     }
 
     /// Links an RTP branch's last element to a new sink pad of webrtcbin: the request pad creates a transceiver
@@ -796,14 +847,13 @@ final class WebRTCPipeline: @unchecked Sendable {
         do throws(MediaError) {
             if Self.isCaps(of: pad, prefix: "audio/"), !state.withLock({ $0.recordingFeed != nil || $0.decodedAudio }) {
                 try buildAudioOutput(output, from: pad)
-            } else if Self.isCaps(of: pad, prefix: "video/"), Self.rtpEncoding(of: pad) == "VP8",
-                Self.videoReceiverElements.allSatisfy(MediaRuntime.hasElement),
+            } else if let codec = Self.decodableVideoCodec(of: pad),
                 state.withLock({ state in
                     defer { state.decodingVideo = true }
                     return !state.decodingVideo
                 })
             {
-                try buildVideoOutput(output, from: pad)
+                try buildVideoOutput(output, codec: codec, from: pad)
             } else {
                 let sink = try Self.make("fakesink", nil, in: pipeline)
                 cgst_object_set_bool(sink, "async", 0)
@@ -847,6 +897,23 @@ final class WebRTCPipeline: @unchecked Sendable {
             let sink = try Self.make("fakesink", "output", in: pipeline)
             cgst_object_set_bool(sink, "async", 0)
             chain.append(sink)
+        case .samples(let handler):
+            let caps = try Self.make("capsfilter", "output-caps", in: pipeline)
+            gst_util_set_object_arg(
+                Self.gobject(caps), "caps",
+                "audio/x-raw,format=\(AppSourcePusher.sampleFormat),rate=48000,channels=1,layout=interleaved"
+            )
+            let sink = try Self.make("appsink", "output", in: pipeline)
+            cgst_object_set_bool(sink, "async", 0)
+            // Synchronised like a speaker: each buffer comes out when it is due, pipeline latency included.
+            gst_base_sink_set_sync(cgst_base_sink(sink), 1)
+            var callbacks = GstAppSinkCallbacks()
+            callbacks.new_sample = Self.decodedSample
+            gst_app_sink_set_callbacks(
+                cgst_app_sink(sink), &callbacks, Unmanaged.passRetained(handler).toOpaque(),
+                Self.releaseHandlerNotify
+            )
+            chain += [caps, sink]
         }
         try Self.link(chain)
         // First decoded buffer → `.flowing`.
@@ -882,6 +949,29 @@ final class WebRTCPipeline: @unchecked Sendable {
     static let releaseDestroyNotify: GDestroyNotify = { context in
         guard let context else { return }
         Unmanaged<WebRTCPipeline>.fromOpaque(context).release()
+    }
+
+    private static let releaseHandlerNotify: GDestroyNotify = { context in
+        guard let context else { return }
+        Unmanaged<GStreamerMediaEngine.DecodedAudioHandler>.fromOpaque(context).release()
+    }
+
+    /// ``GStreamerMediaEngine/ReceiverOutput/samples(_:)``: copies a due buffer out to the handler.
+    private static let decodedSample: @convention(c) (UnsafeMutablePointer<GstAppSink>?, gpointer?) -> GstFlowReturn = {
+        appsink, context in
+        guard let appsink, let context else { return GST_FLOW_ERROR }
+        let renderedAt = ContinuousClock.now
+        guard let sample = gst_app_sink_pull_sample(appsink) else { return GST_FLOW_FLUSHING }
+        defer { gst_sample_unref(sample) }
+        guard let buffer = gst_sample_get_buffer(sample) else { return GST_FLOW_OK }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return GST_FLOW_ERROR }
+        defer { gst_buffer_unmap(buffer, &map) }
+        let bytes = UnsafeRawBufferPointer(start: map.data, count: Int(map.size))
+        let samples = (0..<(bytes.count / 4)).map { bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+        Unmanaged<GStreamerMediaEngine.DecodedAudioHandler>.fromOpaque(context).takeUnretainedValue()
+            .handle(samples, renderedAt)
+        return GST_FLOW_OK
     }
 
     private static let decodedBuffer: GstPadProbeCallback = { _, _, context in

@@ -43,6 +43,13 @@ struct MonitorCommand: AsyncParsableCommand {
         valueName: "source"))
     var audioSource = "auto"
 
+    @Option(help: ArgumentHelp(
+        "The camera for audio+video streams: \(GStreamerMediaEngine.VideoSource.syntax).",
+        discussion: "auto is the default camera (/dev/video0), or the moving test pattern when --audio-source is a "
+            + "test: signal; test is the test pattern.",
+        valueName: "source"))
+    var videoSource = "auto"
+
     @Flag(help: "Show a pairing QR code at start (valid 5 minutes).")
     var qr = false
 
@@ -62,9 +69,15 @@ struct MonitorCommand: AsyncParsableCommand {
     func run() async throws {
         let input: any AudioInput
         let source: AudioSourceSpec
+        let video: GStreamerMediaEngine.VideoSource?
         do {
             source = try AudioSourceSpec(parsing: audioSource)
             input = try AudioInputs.open(source)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        do {
+            video = try GStreamerMediaEngine.VideoSource.parse(videoSource)
         } catch {
             throw ValidationError(error.message)
         }
@@ -89,11 +102,13 @@ struct MonitorCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error) — is another monitor running on port \(port)? Choose one with --port.")
         }
-        // Live streams (WebRTC through GStreamer); without the plugins the monitor still alerts, and says why not.
+        // Live streams (WebRTC through GStreamer) carry the microphone sound detection listens to (one device,
+        // shared); without the plugins the monitor still alerts, and says why not.
         let media: (any MediaEngine)?
         do {
             media = try GStreamerMediaEngine(configuration: .init(
-                dtlsCertificate: dtls, audioSource: source, iceAddresses: iceAddresses))
+                dtlsCertificate: dtls, audioSource: source, audioFeed: input.liveFeed, iceAddresses: iceAddresses,
+                videoSource: video))
         } catch {
             FileHandle.standardError.write(Data("cribcall monitor: live streaming is off: \(error)\n".utf8))
             media = nil

@@ -1,92 +1,74 @@
-// CribCall live-stream benchmark (release build; run from the repository root):
+// CribCall live-stream benchmark (release build; run from the repository root, as root for the namespace part):
 //   swift build -c release --product stream-benchmark && .build/release/stream-benchmark
-// A MonitorService and a ListenerService over real QUIC on 127.0.0.1, each with the GStreamer media engine
-// (webrtcbin, Opus, DTLS-SRTP, host ICE on 127.0.0.1):
-// - time from the listener's START_STREAM_REQUEST to its first decoded audio buffer (p50/p95 over 20 streams);
-// - whole-process CPU while one audio stream runs for 10 s (monitor's sender and listener's receiver together).
-import AudioCapture
+// Real QUIC, webrtcbin (Opus, VP8/H.264, DTLS-SRTP, host ICE), the monitor's sender fed by a shared microphone:
+// - START_STREAM_REQUEST → first decoded audio buffer at the listener (p50/p95 over 20 streams, one process);
+// - mouth-to-ear: a click injected into the monitor's microphone feed → heard at the listener, i.e. when its
+//   decoded buffer is due at the speaker (jitter buffer and pipeline latency included; the sound card's own
+//   output buffer not): monitor and listener as two processes, on loopback and across two network namespaces
+//   with 20 ms of one-way delay each way (p50/p95, audio-only and during audio+video);
+// - CPU of the monitor process and of the listener process while streaming audio, and audio+video.
 import BenchmarkSupport
-import CribCallListener
-import CribCallMonitor
-import CribCallProtocol
-import CribCallStore
-import DeviceIdentity
 import Foundation
-import Media
-import QUIC
-import SoundDetection
-import StreamMedia
-import Synchronization
 
-/// The listener's events, for waiting on.
-final class EventLog: Sendable {
-    private let events = Mutex<[ListenerEvent]>([])
-    func append(_ event: ListenerEvent) { events.withLock { $0.append(event) } }
-    func wait(timeout: Duration = .seconds(10), for predicate: (ListenerEvent) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if events.withLock({ $0.contains(where: predicate) }) { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return false
+// The roles are stopped with SIGTERM, which a parent's Process may have passed on blocked.
+var termination = sigset_t()
+sigemptyset(&termination)
+sigaddset(&termination, SIGTERM)
+sigaddset(&termination, SIGINT)
+pthread_sigmask(SIG_UNBLOCK, &termination, nil)
+
+let roleArguments = Array(CommandLine.arguments.dropFirst())
+switch roleArguments.first {
+case "monitor-role": try await runMonitorRole(RoleArguments(Array(roleArguments.dropFirst())))
+case "listener-role": try await runListenerRole(RoleArguments(Array(roleArguments.dropFirst())))
+default: break
+}
+
+func report(_ label: String, _ run: MouthToEar) {
+    func line(_ name: String, _ values: [Double]) -> String {
+        String(format: "%@: p50 %.0f ms, p95 %.0f ms (%d clicks)", name, percentile(values, 0.5),
+               percentile(values, 0.95), values.count)
+    }
+    say("Mouth-to-ear, \(label): " + line("audio", run.audio) + "; " + line("during audio+video", run.audioVideo))
+    if run.audio.count < run.clicksDuringAudio * 3 / 4 {
+        say("  warning: only \(run.audio.count) of ~\(run.clicksDuringAudio) clicks were heard")
+    }
+    func cpu(_ values: [String: Double], _ type: String) -> String {
+        values[type].map { String(format: "%.1f %%", $0) } ?? "n/a"
+    }
+    say("CPU, \(label) (of one core): monitor \(cpu(run.monitorCPU, "audio")) audio, "
+        + "\(cpu(run.monitorCPU, "audio_video")) audio+video; listener \(cpu(run.listenerCPU, "audio")) audio, "
+        + "\(cpu(run.listenerCPU, "audio_video")) audio+video")
+    let json: [String: Any] = [
+        "event": "benchmark", "name": "mouth-to-ear", "link": label,
+        "audioP50Ms": percentile(run.audio, 0.5), "audioP95Ms": percentile(run.audio, 0.95),
+        "audioVideoP50Ms": percentile(run.audioVideo, 0.5), "audioVideoP95Ms": percentile(run.audioVideo, 0.95),
+        "monitorCPUPercent": run.monitorCPU, "listenerCPUPercent": run.listenerCPU,
+    ]
+    if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) {
+        say(String(decoding: data, as: UTF8.self))
     }
 }
 
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    var description: String
-}
+let start = try await measureStartLatency()
+say(String(format: "START_STREAM_REQUEST → first decoded audio (20 streams, loopback): p50 %.0f ms, p95 %.0f ms",
+             start.p50, start.p95))
+say(String(format: #"{"event":"benchmark","name":"stream-start","p50Ms":%.1f,"p95Ms":%.1f}"#, start.p50, start.p95))
 
-let clock = ContinuousClock()
-let monitorIdentity = try DeviceIdentity.generate(now: Date())
-let quic = try await QUICListener.bind(host: "127.0.0.1", port: 0, identity: monitorIdentity)
-let senderEngine = try GStreamerMediaEngine(configuration: .init(
-    dtlsCertificate: try DTLSCertificate.generate(now: Date()), audioSource: .test(.cry), iceAddresses: ["127.0.0.1"]))
-let monitor = try MonitorService(identity: monitorIdentity, database: try CribCallDatabase.inMemory(), transport: quic,
-                                 mediaEngine: senderEngine)
-let serving = Task {
-    async let served: Void = monitor.run()
-    for await _ in monitor.events {}
-    await served
-}
+report("loopback", try await runRoles(monitorHost: "127.0.0.1", listenerHost: "127.0.0.1"))
 
-let listenerIdentity = try DeviceIdentity.generate(now: Date())
-let receiverEngine = try GStreamerMediaEngine(configuration: .init(
-    dtlsCertificate: try DTLSCertificate.generate(now: Date()), iceAddresses: ["127.0.0.1"], receiverOutput: .discard))
-let listener = ListenerService(identity: listenerIdentity, name: "bench", database: try CribCallDatabase.inMemory(),
-                               connector: try QUICConnector(identity: listenerIdentity), mediaEngine: receiverEngine)
-let paired = try await listener.pairWithQR(qrText: await monitor.showQR(port: quic.port).qrText, host: "127.0.0.1")
-let log = EventLog()
-let listening = Task { for await event in await listener.listen() { log.append(event) } }
-guard await log.wait(for: { if case .connected = $0 { true } else { false } }) else {
-    throw BenchmarkFailure(description: "the listener did not connect")
-}
-
-// START_STREAM_REQUEST → first decoded audio buffer at the listener.
-var startTimes: [Double] = []
-for _ in 0..<20 {
-    let start = clock.now
-    let sessionId = try await listener.openStream(monitorId: paired.monitorId, mediaType: .audio)
-    guard await log.wait(for: { if case .streamStarted(_, sessionId, _) = $0 { true } else { false } }) else {
-        throw BenchmarkFailure(description: "stream \(sessionId) never delivered audio")
+if let lan = DelayedLAN.make(delayMilliseconds: 20) {
+    do {
+        try await lan.ready()
+        let run = try await runRoles(
+            monitorHost: DelayedLAN.addresses.0, listenerHost: DelayedLAN.addresses.1,
+            monitorWrap: ["/usr/sbin/ip", "netns", "exec", DelayedLAN.namespaces.0],
+            listenerWrap: ["/usr/sbin/ip", "netns", "exec", DelayedLAN.namespaces.1]
+        )
+        lan.tearDown()
+        report("two namespaces, 20 ms each way", run)
+    } catch {
+        lan.tearDown()
+        throw error
     }
-    startTimes.append(milliseconds(clock.now - start))
-    await listener.endStream(sessionId: sessionId)
-    _ = await log.wait(for: { if case .streamEnded(_, sessionId, _) = $0 { true } else { false } })
 }
-print(String(format: "START_STREAM_REQUEST → first decoded audio (20 streams, loopback): p50 %.0f ms, p95 %.0f ms",
-             percentile(startTimes, 0.5), percentile(startTimes, 0.95)))
-
-// CPU while one audio stream runs.
-let sessionId = try await listener.openStream(monitorId: paired.monitorId, mediaType: .audio)
-_ = await log.wait(for: { if case .streamStarted(_, sessionId, _) = $0 { true } else { false } })
-let cpuStart = cpuSeconds()
-let wallStart = clock.now
-try await Task.sleep(for: .seconds(10))
-let cpu = (cpuSeconds() - cpuStart) / (milliseconds(clock.now - wallStart) / 1000) * 100
-await listener.endStream(sessionId: sessionId)
-print(String(format: "CPU while streaming audio (sender + receiver in one process, 10 s): %.1f %% of one core", cpu))
-print(String(format: #"{"event":"benchmark","name":"streams","startToFirstAudioP50Ms":%.1f,"startToFirstAudioP95Ms":%.1f,"streamingCPUPercent":%.2f}"#,
-             percentile(startTimes, 0.5), percentile(startTimes, 0.95), cpu))
-listening.cancel()
-await quic.shutdown()
-serving.cancel()

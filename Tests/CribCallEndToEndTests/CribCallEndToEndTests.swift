@@ -98,7 +98,8 @@ struct CribCallEndToEndTests {
     }
 }
 
-/// Live audio across the two hosts (issue 5): WebRTC between the namespaces, negotiated over QUIC.
+/// Live audio across the two hosts (issue 5): WebRTC between the namespaces, negotiated over QUIC; a packet
+/// capture on the listener's host checks that the media on the wire is DTLS-SRTP, never plain RTP.
 @Suite(.serialized)
 struct CribCallLiveStreamEndToEndTests {
     @Test("the listener opens a live stream across the LAN and records the monitor's audio")
@@ -106,9 +107,13 @@ struct CribCallLiveStreamEndToEndTests {
         guard MDNSNetwork.available(for: "liveAudio") else { return }
         try await MDNSNetwork.with(busIn: [], avahiIn: []) { network in
             let lan = try TwoHouseholdDevices(network)
+            // The nursery's "microphone": a steady 523 Hz tone (a file looped in real time), so every second of
+            // the stream has sound; detection and the stream share it.
+            let tone = lan.monitorDirectory.appendingPathComponent("nursery.wav")
+            try WAVLevel.writeTone(frequency: 523, amplitude: 0.4, seconds: 1, to: tone)
             let (monitor, ready) = try await lan.startMonitor([
                 "--name", "Nursery", "--no-discovery", "--ice-address", MDNSNetwork.addressA,
-            ])
+            ], audioSource: "file:\(tone.path)")
             defer { Task { await monitor.stop() } }
             let pair = try network.start(network.b, lan.cribcall, [
                 "pair", "--pin", "--address", "\(MDNSNetwork.addressA):\(ready.port)", "--fingerprint", ready.fingerprint,
@@ -120,6 +125,11 @@ struct CribCallLiveStreamEndToEndTests {
             pair.send(pin + "\n")
             #expect(await pair.waitForExit(timeout: .seconds(20)) == 0, "pair: \(pair.output) \(pair.errorOutput)")
 
+            // An independent packet capture on the listener's side of the link, the QUIC control channel left out.
+            let sniffer = try await SRTPWireCheck.startCapture(network, in: network.b, interface: network.b,
+                                                               excludingPorts: [ready.port])
+            defer { Task { await sniffer.stop() } }
+
             let recordings = lan.listenerDirectory.appendingPathComponent("recordings")
             let listener = try network.start(network.b, lan.cribcall, [
                 "listen", "--json", "--no-notify", "--open", "Nursery", "--record", recordings.path,
@@ -129,7 +139,8 @@ struct CribCallLiveStreamEndToEndTests {
             let started = await listener.line(timeout: .seconds(20)) { lan.event($0) == "stream_started" }
             #expect(started != nil, "listen: \(listener.output) \(listener.errorOutput); monitor: \(monitor.output)")
             #expect(await monitor.line { lan.event($0) == "stream_started" } != nil)
-            try await Task.sleep(for: .seconds(3))
+            // 6 s: about 300 RTP packets of 20 ms, comfortably over the 200 the wire check needs to judge payloads.
+            try await Task.sleep(for: .seconds(6))
             await listener.stop(grace: .seconds(5))  // SIGTERM: the recording is finished properly
 
             let files = try FileManager.default.contentsOfDirectory(at: recordings, includingPropertiesForKeys: nil)
@@ -137,7 +148,24 @@ struct CribCallLiveStreamEndToEndTests {
             let level = try WAVLevel(contentsOf: wav)
             #expect(level.sampleRate == 48_000 && level.channels == 1)
             #expect(level.seconds >= 2, "only \(level.seconds) s recorded")
-            #expect(level.rms > 0.05, "the recording is silent (RMS \(level.rms))")
+            #expect(level.rms > 0.15, "the recording is too quiet for the 0.28 RMS tone (RMS \(level.rms))")
+            #expect(abs(level.frequency - 523) < 25, "the recording is not the nursery's tone: \(level.frequency) Hz")
+
+            // On the wire: DTLS-SRTP, no plain RTP (issue 5; criteria in Tests/Interop/wire/srtp_wire_check.py).
+            let wire = try await SRTPWireCheck.finish(sniffer)
+            #expect(wire["encrypted"] as? Bool == true, "wire check: \(wire)")
+            #expect(wire["dtlsHandshakeBeforeFirstRtp"] as? Bool == true, "wire check: \(wire)")
+            #expect(wire["dtlsHandshakeCompleteBeforeFirstRtp"] as? Bool == true, "wire check: \(wire)")
+            #expect(wire["dtlsVersionFefdSeen"] as? Bool == true, "wire check: \(wire)")
+            // SRTP_AES128_CM_… or SRTP_AEAD_…: a profile that encrypts (not SRTP_NULL_…).
+            #expect((wire["srtpProfile"] as? String)?.hasPrefix("SRTP_AE") == true, "wire check: \(wire)")
+            #expect((wire["rtp"] as? Int ?? 0) >= 200, "wire check: \(wire)")
+            let rtcp = wire["rtcp"] as? Int ?? -1
+            #expect(rtcp >= 1 && wire["srtcp"] as? Int == rtcp && wire["rtcpAllSrtcpEncrypted"] as? Bool == true,
+                    "every RTCP packet must be SRTCP with E set: \(wire)")
+            #expect((wire["rtpDistinctFirstBytes"] as? Int ?? 0) >= 64, "wire check: \(wire)")
+            #expect((wire["rtpOpusTocFraction"] as? Double ?? 1) < 0.5, "wire check: \(wire)")
+            #expect(wire["rtpAuthTagRoom"] as? Bool == true, "wire check: \(wire)")
         }
     }
 }
@@ -148,6 +176,8 @@ struct WAVLevel {
     var channels: Int
     var seconds: Double
     var rms: Double
+    /// The dominant frequency, from zero crossings (meaningful for a tone).
+    var frequency: Double
 
     init(contentsOf url: URL) throws {
         let bytes = [UInt8](try Data(contentsOf: url))
@@ -181,6 +211,34 @@ struct WAVLevel {
             index += 2
         }
         rms = count > 0 ? (sum / Double(count)).squareRoot() : 0
+        var crossings = 0
+        var previous = 0.0
+        index = samples.startIndex
+        while index + 1 < samples.endIndex {
+            let value = Double(Int16(bitPattern: UInt16(samples[index]) | UInt16(samples[index + 1]) << 8))
+            if (previous < 0) != (value < 0) { crossings += 1 }
+            previous = value
+            index += 2
+        }
+        frequency = seconds > 0 ? Double(crossings) / 2 / seconds : 0
+    }
+
+    /// Writes a mono 48 kHz 16-bit WAV of a sine tone (whole cycles in `seconds` loop without a click).
+    static func writeTone(frequency: Double, amplitude: Double, seconds: Double, to url: URL) throws {
+        let count = Int(seconds * 48_000)
+        var data = Data()
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8))
+        append(UInt32(36 + 2 * count))
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        append(UInt32(16)); append(UInt16(1)); append(UInt16(1)); append(UInt32(48_000)); append(UInt32(96_000))
+        append(UInt16(2)); append(UInt16(16))
+        data.append(contentsOf: Array("data".utf8))
+        append(UInt32(2 * count))
+        for index in 0..<count {
+            append(Int16((amplitude * sin(2 * Double.pi * frequency * Double(index) / 48_000) * 32_767).rounded()))
+        }
+        try data.write(to: url)
     }
 }
 
@@ -212,9 +270,9 @@ struct TwoHouseholdDevices {
     }
 
     /// Starts `cribcall monitor --json` with the cry test source in namespace A and waits for `ready`.
-    func startMonitor(_ arguments: [String]) async throws -> (BackgroundProcess, Ready) {
+    func startMonitor(_ arguments: [String], audioSource: String = "test:cry") async throws -> (BackgroundProcess, Ready) {
         let monitor = try network.start(network.a, cribcall,
-                                        ["monitor", "--json", "--audio-source", "test:cry"] + arguments + monitorData)
+                                        ["monitor", "--json", "--audio-source", audioSource] + arguments + monitorData)
         let line = await monitor.line(timeout: .seconds(20)) { event($0) == "ready" }
         guard let ready = line.flatMap(jsonObject), let id = ready["monitorId"] as? String,
               let fingerprint = ready["certFingerprint"] as? String, let port = ready["port"] as? Int
