@@ -65,6 +65,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "SoundDetection", exclude: ["README.md"], swiftSettings: swiftSettings),
+        // BeMyEars: the signaling logic of BEMYEARS-PROTOCOL.md, over a store protocol (in memory or PostgreSQL).
+        .target(name: "BeMyEarsCore", exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // MARK: adapters
         .target(
@@ -327,5 +329,6 @@ let package = Package(
         .testTarget(name: "SystemdUnitTests", dependencies: ["SystemdUnit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "BeMyEarsCoreTests", dependencies: ["BeMyEarsCore"], swiftSettings: swiftSettings),
     ]
 )

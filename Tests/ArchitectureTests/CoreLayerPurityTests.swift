@@ -6,7 +6,7 @@ import TestSupport
 /// socket, file, clock or thread API — so they build on Apple platforms and are testable without I/O.
 @Suite("The core layer stays pure")
 struct CoreLayerPurityTests {
-    static let coreModules = ["CanonicalJSON", "CPace", "DeviceIdentity", "CribCallProtocol", "SoundDetection"]
+    static let coreModules = ["CanonicalJSON", "CPace", "DeviceIdentity", "CribCallProtocol", "SoundDetection", "BeMyEarsCore"]
     static let allowedImports = Set(["Foundation", "Crypto", "X509", "SwiftASN1", "NIOCore"] + coreModules)
     /// Uses of I/O, clocks and threads that have no place in the core.
     static let forbidden = [

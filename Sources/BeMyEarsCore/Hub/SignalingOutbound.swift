@@ -1,0 +1,27 @@
+/// What a ``SignalingHub`` asks the server around it to do. Implemented by the WebSocket server (and by
+/// recorders in tests).
+///
+/// The methods are synchronous so the hub can send several messages in one step with nothing in between
+/// (CALL_ENDED before the PRESENCE that follows it). Implementations must not block: enqueue and return (e.g.
+/// yield to the connection's outbound `AsyncStream`), preserving the order of calls per session.
+public protocol SignalingOutbound: Sendable {
+    /// Sends a message on a session of this node. Unknown or closed sessions are ignored.
+    func send(_ envelope: Envelope, to session: SessionID)
+
+    /// Closes a session of this node's WebSocket with `code` (after what was sent before it). The hub has
+    /// already forgotten the session; a later `disconnect` for it is a no-op.
+    func close(_ session: SessionID, code: CloseCode)
+
+    /// Hands a message to another node for its session `session` (e.g. PostgreSQL NOTIFY). That node calls its
+    /// hub's ``SignalingHub/deliver(_:to:)``. Messages from one node must arrive in the order they were
+    /// forwarded, and in order with ``publishPresenceChange()``: use one ordered channel for both.
+    func forward(_ envelope: Envelope, to session: SessionID, on node: NodeID)
+
+    /// Tells every other node that the set of AVAILABLE interpreters changed; they call
+    /// ``SignalingHub/presenceDidChange()``. A single-node server ignores it.
+    func publishPresenceChange()
+
+    /// A log record; every field is allowed by seed §18.1 (no usernames except an abuse report's offender, no
+    /// SDP, ICE, media statistics or free text from clients).
+    func log(_ record: SignalingLogRecord)
+}
