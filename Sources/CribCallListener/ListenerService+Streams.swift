@@ -249,6 +249,12 @@ extension ListenerService {
                     await self?.receiverEvent(event, sessionId: sessionId, token: token)
                 }
             }
+            // A stream that never flows (UDP blocked, ICE failing slowly) must not look open forever.
+            let timeout = mediaStartTimeout
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                await self?.mediaStartTimedOut(sessionId, token: token, after: timeout)
+            }
             try await peer.setRemoteDescription(sdp: offer.sdp)
         } catch {
             await mediaFailed(offer.sessionId, token: stream.token, reason: "\(error)")
@@ -271,6 +277,16 @@ extension ListenerService {
         case .ended(let reason):
             await mediaFailed(sessionId, token: token, reason: reason)
         }
+    }
+
+    /// No media within ``mediaStartTimeout`` of the offer: the stream fails with a reason that says what to check.
+    private func mediaStartTimedOut(_ sessionId: String, token: UInt64, after timeout: Duration) async {
+        guard let stream = streams[sessionId], stream.token == token, !stream.started else { return }
+        await mediaFailed(
+            sessionId, token: token,
+            reason: "no audio arrived within \(timeout.components.seconds) s: the network between the devices may "
+                + "block UDP (firewall, guest Wi-Fi isolation); try --ice-address with this device's LAN address"
+        )
     }
 
     /// The receiver failed: the stream ends here and the monitor is told.

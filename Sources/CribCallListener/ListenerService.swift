@@ -34,6 +34,8 @@ public actor ListenerService {
     /// Keep-alive interval and silence that counts as a lost link.
     public var pingInterval: Duration = .seconds(5)
     public var linkTimeout: Duration = .seconds(15)
+    /// How long an accepted stream may go without media before it is ended as failed (ICE or UDP blocked).
+    public var mediaStartTimeout: Duration = .seconds(15)
 
     /// - Parameters:
     ///   - identity: This listener's device identity.
@@ -60,6 +62,11 @@ public actor ListenerService {
     public func setTimings(ping: Duration, linkTimeout: Duration) {
         pingInterval = ping
         self.linkTimeout = linkTimeout
+    }
+
+    /// Test hook: a shorter wait for a stream's first media (``mediaStartTimeout``).
+    public func setMediaStartTimeout(_ timeout: Duration) {
+        mediaStartTimeout = timeout
     }
 
     private var local: LocalDevice { LocalDevice(identity, name: name) }

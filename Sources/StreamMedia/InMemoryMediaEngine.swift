@@ -21,6 +21,7 @@ public final class InMemoryMediaEngine: MediaEngine {
     private struct State {
         var peers: [InMemoryMediaPeer] = []
         var refusal: String?
+        var mediaBlocked = false
     }
 
     private let state = Mutex(State())
@@ -47,6 +48,13 @@ public final class InMemoryMediaEngine: MediaEngine {
         state.withLock { $0.refusal = reason }
     }
 
+    /// Peers made while `blocked` negotiate (descriptions, candidates) but never flow, as on a network that drops
+    /// the media's UDP while the control channel works.
+    /// - Parameter blocked: Whether later peers are blocked.
+    public func blockMedia(_ blocked: Bool) {
+        state.withLock { $0.mediaBlocked = blocked }
+    }
+
     /// A sender that reports its offer at once.
     /// - Throws: ``InMemoryMediaError`` while ``refuse(_:)`` is in force.
     public func makeSender(sessionId: String, mediaType: MediaType) async throws -> any MediaPeer {
@@ -64,7 +72,8 @@ public final class InMemoryMediaEngine: MediaEngine {
     {
         try state.withLock { state in
             if let refusal = state.refusal { throw InMemoryMediaError(message: refusal) }
-            let peer = InMemoryMediaPeer(role: role, sessionId: sessionId, mediaType: mediaType)
+            let peer = InMemoryMediaPeer(role: role, sessionId: sessionId, mediaType: mediaType,
+                                         mediaBlocked: state.mediaBlocked)
             state.peers.append(peer)
             return peer
         }
@@ -109,8 +118,10 @@ public final class InMemoryMediaPeer: MediaPeer {
     }
 
     private let state = Mutex(State())
+    private let mediaBlocked: Bool
 
-    init(role: Role, sessionId: String, mediaType: MediaType) {
+    init(role: Role, sessionId: String, mediaType: MediaType, mediaBlocked: Bool = false) {
+        self.mediaBlocked = mediaBlocked
         self.role = role
         self.sessionId = sessionId
         self.mediaType = mediaType
@@ -241,7 +252,7 @@ public final class InMemoryMediaPeer: MediaPeer {
 
     private func flowIfReady() {
         let start = state.withLock { state in
-            let ready = state.endReason == nil && !state.flowing && state.remoteDescription != nil
+            let ready = !mediaBlocked && state.endReason == nil && !state.flowing && state.remoteDescription != nil
                 && state.remoteCandidates.contains { !$0.candidate.isEmpty }
             if ready { state.flowing = true }
             return ready

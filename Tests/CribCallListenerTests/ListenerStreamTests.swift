@@ -133,6 +133,27 @@ struct ListenerStreamTests {
         await rig.stop()
     }
 
+    @Test("a stream whose media never arrives ends after mediaStartTimeout, saying what to check; the monitor is told")
+    func mediaThatNeverFlows() async throws {
+        let rig = try await StreamRig()
+        rig.listenerEngine.blockMedia(true)
+        await rig.listener.setMediaStartTimeout(.milliseconds(300))
+        let sessionId = try await rig.listener.openStream(monitorId: rig.monitorId, mediaType: .audio)
+        let ended = await rig.heard.wait {
+            if case .streamEnded(_, sessionId, let reason) = $0 { reason.hasPrefix("media_failed: no audio") } else { false }
+        }
+        #expect(ended != nil, "\(rig.heard.all)")
+        #expect(!rig.heard.all.contains { if case .streamStarted = $0 { true } else { false } })
+        let receiver = try #require(rig.listenerEngine.peers(sessionId: sessionId).first)
+        await rig.waitForEnd(receiver)
+        #expect(receiver.endReason == "stopped")
+        #expect(await rig.monitorEvents.wait {
+            if case .streamEnded(sessionId, _) = $0 { true } else { false }
+        } != nil)
+        #expect(await rig.listener.activeStreamIds.isEmpty)
+        await rig.stop()
+    }
+
     @Test("endStream from the listener, twice: the monitor stops its sender once; both sides report the end once")
     func endFromListener() async throws {
         let rig = try await StreamRig()
