@@ -16,15 +16,20 @@ APT_BUILD_PACKAGES := pkg-config libngtcp2-dev libngtcp2-crypto-gnutls-dev libgn
 # H.264 from x264enc in -ugly).
 APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-alsa gstreamer1.0-pulseaudio \
 	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-nice
+# BeMyEars: real browsers (Debian's chromium + chromedriver), a TURN server (coturn) and PostgreSQL 15 (the tests
+# start their own throwaway cluster with initdb; nothing system-wide is configured).
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \
-	nftables sqlite3 avahi-daemon dbus zbar-tools systemd
+	nftables sqlite3 avahi-daemon dbus zbar-tools systemd chromium chromium-driver coturn postgresql
 APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl python3
 # Independent peers: the RFC 8785 reference port, aioquic (exact pins: the interop hooks use its internals),
 # python-zeroconf, jeepney (a D-Bus notification server for the desktop-notification tests), and aiortc (an
-# independent WebRTC peer that must decode our Opus streams).
+# independent WebRTC peer that must decode our Opus streams); for BeMyEars the websockets client library (protocol
+# tests) and Selenium (drives Debian's chromedriver; nothing is downloaded).
 PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf==0.154.0 jeepney==0.9.0 \
 	aiortc==1.14.0 aioice==0.13.0 av==16.1.0 pylibsrtp==1.0.0 pyee==13.0.1 google-crc32c==1.9.0 dnspython==2.9.2 \
-	pyOpenSSL==26.4.0
+	pyOpenSSL==26.4.0 websockets==15.0.1 selenium==4.51.0 trio==0.35.0 trio-websocket==0.12.2 outcome==1.3.0.post0 \
+	sniffio==1.3.1 sortedcontainers==2.4.0 attrs==26.1.0 wsproto==1.3.2 h11==0.16.0 urllib3==2.8.0 PySocks==1.7.1 \
+	certifi==2026.10.18 typing_extensions==4.16.0 websocket-client==1.9.2 idna==3.20
 SECONDS ?= 600
 DEMO_DIR := .demo
 
@@ -79,10 +84,13 @@ bench: deps-test
 	$(SWIFT) build -c release --product quic-benchmark
 	$(SWIFT) build -c release --product alert-benchmark
 	$(SWIFT) build -c release --product stream-benchmark
+	$(SWIFT) build -c release --product bemyears-server
+	$(SWIFT) build -c release --product bemyears-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/sound-detection-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/alert-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/stream-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/quic-benchmark --python $(abspath $(PYTHON))
+	$$($(SWIFT) build -c release --show-bin-path)/bemyears-benchmark
 
 fuzz: check-swift
 	./Fuzz/run.sh $(SECONDS)

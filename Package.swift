@@ -30,6 +30,8 @@ let package = Package(
         .executable(name: "quic-benchmark", targets: ["quic-benchmark"]),
         .executable(name: "alert-benchmark", targets: ["alert-benchmark"]),
         .executable(name: "stream-benchmark", targets: ["stream-benchmark"]),
+        .executable(name: "bemyears-server", targets: ["bemyears-server"]),
+        .executable(name: "bemyears-benchmark", targets: ["bemyears-benchmark"]),
         .library(name: "CanonicalJSON", targets: ["CanonicalJSON"]),
         .library(name: "CPace", targets: ["CPace"]),
         .library(name: "DeviceIdentity", targets: ["DeviceIdentity"]),
@@ -43,6 +45,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // MARK: core (pure: no sockets, files, clocks or threads)
@@ -234,6 +240,41 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "TestSupport", dependencies: ["CanonicalJSON"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // MARK: BeMyEars (adapters, service, executable)
+        .target(
+            name: "BeMyEarsPostgres",
+            dependencies: ["BeMyEarsCore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log")],
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "BeMyEarsServer",
+            dependencies: [
+                "BeMyEarsCore", "BeMyEarsPostgres", "ServiceDiscovery", crypto, nioCore,
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"],
+            resources: [.copy("Public")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "bemyears-benchmark",
+            dependencies: [
+                "BenchmarkSupport", .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "bemyears-server",
+            dependencies: ["BeMyEarsServer", "BeMyEarsPostgres", "BeMyEarsCore", argumentParser],
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(
             name: "CanonicalJSONTests",
             dependencies: ["CanonicalJSON", "TestSupport"],
@@ -330,5 +371,14 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "BeMyEarsCoreTests", dependencies: ["BeMyEarsCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "BeMyEarsPostgresTests", dependencies: ["BeMyEarsPostgres", "BeMyEarsCore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BeMyEarsServerTests",
+            dependencies: [
+                "BeMyEarsServer", "BeMyEarsCore", "BeMyEarsPostgres", "TestSupport", "bemyears-server",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -1,0 +1,160 @@
+import BeMyEarsCore
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The receiving half: one `LISTEN` connection, notices handled one at a time in channel order.
+extension PostgresClusterBus {
+    /// The listener was restarted because the node's own echo stopped arriving.
+    struct ListenerWentDeaf: Error {}
+    /// The notification sequence ended without an error.
+    struct ListenerEnded: Error {}
+
+    /// How long without the node's own echo before its listener is taken for deaf and reconnected.
+    var echoTimeout: Duration { configuration.heartbeatInterval * 3 + .seconds(1) }
+
+    func listenLoop(_ hub: SignalingHub) async {
+        var delay = Duration.milliseconds(100)
+        var attempt = 0
+        while !Task.isCancelled {
+            attempt += 1
+            do {
+                try await listen(hub, isReconnect: attempt > 1) { delay = .milliseconds(100) }
+            } catch {
+                if Task.isCancelled { break }
+                logger.warning(
+                    "bemyears.bus: listening stopped; reconnecting",
+                    metadata: ["node": "\(node)", "error": "\(loggable(error))"]
+                )
+            }
+            setListening(false)
+            guard await pause(delay) else { break }
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// One `LISTEN` session on a connection of the pool, until it fails, goes deaf or the task is cancelled.
+    private func listen(_ hub: SignalingHub, isReconnect: Bool, onListening: () -> Void) async throws {
+        try await store.client.withConnection { connection in
+            try await connection.listen(on: configuration.channel) { notifications in
+                setListening(true)
+                onListening()
+                if isReconnect {
+                    // Whatever was published while nobody listened is lost; the presence list at least is
+                    // read afresh.
+                    logger.notice("bemyears.bus: listening again", metadata: ["node": "\(node)"])
+                    await hub.presenceDidChange()
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await notification in notifications {
+                            await self.receive(notification.payload, into: hub)
+                        }
+                        throw ListenerEnded()
+                    }
+                    group.addTask {
+                        try await self.watchEchoes()
+                    }
+                    defer { group.cancelAll() }
+                    try await group.next()
+                }
+            }
+        }
+    }
+
+    /// Throws ``ListenerWentDeaf`` when the node's own echo has not come back for ``echoTimeout``.
+    private func watchEchoes() async throws {
+        while true {
+            try await Task.sleep(for: configuration.heartbeatInterval)
+            let lastEcho = state.withLock { $0.lastEcho }
+            if ContinuousClock.now - lastEcho > echoTimeout { throw ListenerWentDeaf() }
+        }
+    }
+
+    /// Handles one notification: in order, completely (a stored message is fetched) before the next.
+    func receive(_ payload: String, into hub: SignalingHub) async {
+        guard let notice = BusNotice(decoding: payload) else {
+            logger.warning(
+                "bemyears.bus: an unreadable notice was ignored",
+                metadata: ["bytes": "\(payload.utf8.count)"]
+            )
+            return
+        }
+        if notice.source == node.rawValue {
+            if notice.epoch == epoch, notice.kind == .echo {
+                state.withLock { $0.lastEcho = .now }
+            }
+            return
+        }
+        let verdict = state.withLock {
+            $0.tracker.admit(source: notice.source, epoch: notice.epoch, sequence: notice.sequence)
+        }
+        switch verdict {
+        case .next:
+            break
+        case .duplicate:
+            return
+        case .gap(let missed):
+            logger.warning(
+                "bemyears.bus: notices from a node were lost",
+                metadata: ["node": "\(node)", "source": "\(notice.source)", "missed": "\(missed)"]
+            )
+            await hub.presenceDidChange()
+        }
+        switch notice.kind {
+        case .presence:
+            await hub.presenceDidChange()
+        case .echo:
+            break
+        case .forward:
+            guard notice.target == node.rawValue, let session = notice.session, let text = notice.text else { return }
+            await deliver(text, to: SessionID(session), into: hub)
+        case .stored:
+            guard notice.target == node.rawValue, let session = notice.session, let id = notice.payload else { return }
+            guard let text = await takeStoredMessage(id) else { return }
+            await deliver(text, to: SessionID(session), into: hub)
+        }
+    }
+
+    private func deliver(_ text: String, to session: SessionID, into hub: SignalingHub) async {
+        let envelope: Envelope
+        do {
+            envelope = try EnvelopeCodec.decode(text, maximumBytes: Self.maximumMessageBytes)
+        } catch {
+            logger.error("bemyears.bus: a forwarded message could not be decoded", metadata: ["code": "\(error.code)"])
+            return
+        }
+        await hub.deliver(envelope, to: session)
+    }
+
+    /// Reads and deletes a stored message body (retrying briefly: the notice arrives only after the row's
+    /// commit, so a miss means the row was swept or the database failed).
+    private func takeStoredMessage(_ id: UUID) async -> String? {
+        for attempt in 1...3 {
+            do {
+                let body = try await store.bounded { [store] () async throws -> String? in
+                    let rows = try await store.client.query(
+                        "DELETE FROM bemyears_bus_payloads WHERE id = \(id) RETURNING body",
+                        logger: store.queryLogger
+                    )
+                    for try await body in rows.decode(String.self) {
+                        return body
+                    }
+                    return nil
+                }
+                if body == nil {
+                    logger.warning("bemyears.bus: a stored message was missing", metadata: ["node": "\(node)"])
+                }
+                return body
+            } catch {
+                logger.warning(
+                    "bemyears.bus: reading a stored message failed",
+                    metadata: ["attempt": "\(attempt)", "error": "\(loggable(error))"]
+                )
+                guard await pause(.milliseconds(100 * attempt)) else { return nil }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,179 @@
+import BeMyEarsCore
+public import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// Builds the BeMyEars server: the signaling WebSocket at `/ws`, the browser client at `/`, `GET /health`, the
+/// hub's ticker, the cluster channel (several nodes) and the `_bemyears._tcp` advertisement.
+///
+/// One ``SignalingHub`` per process. Run it with `runService()` (SIGINT/SIGTERM shut it down gracefully).
+/// - Throws: ``ServerStartupError`` when the bundled browser client is missing.
+public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async throws -> some ApplicationProtocol {
+    let logger = configuration.logger
+    let files = try StaticFiles.bundled()
+    let sessions = WebSocketOutbound(cluster: configuration.cluster, logger: logger)
+    let hub = SignalingHub(
+        node: configuration.node,
+        store: configuration.store,
+        outbound: sessions,
+        clock: SystemSignalingClock(),
+        configuration: configuration.signaling,
+        iceServers: configuration.turn?.provider
+    )
+    let readiness = Readiness()
+    let readLimit = SignalingConnection.readLimit(for: configuration.signaling)
+    let connection = SignalingConnection(
+        hub: hub,
+        sessions: sessions,
+        maximumOutboundBytes: configuration.maximumOutboundBytes,
+        closeGrace: .seconds(5),
+        logger: logger
+    )
+
+    let webSocketRouter = Router(context: BeMyEarsRequestContext.self)
+    webSocketRouter.ws("/ws") { inbound, outbound, context in
+        try await connection.run(
+            inbound: inbound,
+            outbound: outbound,
+            channel: context.requestContext.channel,
+            readLimit: readLimit
+        )
+    }
+
+    // The shared store and the cluster channel first: services stop in reverse order, so they outlive the server.
+    var services: [any Service] = []
+    let sharedState = SharedStateService(
+        runtime: configuration.storeRuntime,
+        cluster: configuration.cluster,
+        hub: hub,
+        onEvicted: {
+            logger.warning("event=node_evicted (closing every session; clients reconnect)")
+            sessions.closeAll(code: CloseCode(rawValue: 1012))
+        }
+    )
+    if configuration.storeRuntime != nil || configuration.cluster != nil {
+        services.append(sharedState)
+    }
+    services.append(SignalingTicker(hub: hub, interval: configuration.tickInterval))
+    let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
+    if configuration.advertisesService {
+        services.append(BonjourAdvertisement(ports: ports, instanceName: configuration.serviceName, logger: logger))
+    }
+    let onReady = configuration.onReady
+    var app = Application(
+        router: buildRouter(files: files, readiness: readiness),
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: webSocketRouter,
+            configuration: .init(
+                ws: WebSocketServerConfiguration(
+                    maxFrameSize: readLimit,
+                    closeTimeout: .seconds(5),
+                    validateUTF8: true
+                )
+            )
+        ),
+        configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+        services: services,
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            readiness.markReady()
+            announcePort.yield(port)
+            announcePort.finish()
+            await onReady?(port)
+        },
+        logger: logger
+    )
+    if configuration.storeRuntime != nil || configuration.cluster != nil {
+        app.beforeServerStarts {
+            try await sharedState.waitUntilReady()
+        }
+    }
+    return app
+}
+
+/// Builds the server (``buildApplication(_:)``) and runs it until SIGINT or SIGTERM, then shuts down gracefully.
+public func runServer(_ configuration: BeMyEarsServerConfiguration) async throws {
+    let app = try await buildApplication(configuration)
+    try await app.runService()
+}
+
+/// The HTTP routes: `GET /health` (200 once the server listens, 503 before) and the browser client, every
+/// response with the security headers (``SecurityHeadersMiddleware``).
+func buildRouter(files: StaticFiles, readiness: Readiness) -> Router<BeMyEarsRequestContext> {
+    let router = Router(context: BeMyEarsRequestContext.self)
+    router.add(middleware: SecurityHeadersMiddleware())
+    router.get("/health") { _, _ -> Response in
+        let ready = readiness.isReady
+        return Response(
+            status: ready ? .ok : .serviceUnavailable,
+            headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: ready ? "ok\n" : "starting\n"))
+        )
+    }
+    files.addRoutes(to: router)
+    return router
+}
+
+/// Whether the server is up (listening, with its hub and ticker).
+final class Readiness: Sendable {
+    private let ready = Atomic(false)
+
+    func markReady() { ready.store(true, ordering: .releasing) }
+
+    var isReady: Bool { ready.load(ordering: .acquiring) }
+}
+
+/// Runs a shared store (connection pool, then migrations) and the cluster channel, until graceful shutdown;
+/// the server starts accepting connections once both are ready (``waitUntilReady()``).
+struct SharedStateService: Service {
+    let runtime: (any SignalingStoreRuntime)?
+    let cluster: (any SignalingCluster)?
+    let hub: SignalingHub
+    let onEvicted: @Sendable () async -> Void
+    private let readiness = AsyncThrowingStream<Void, any Error>.makeStream()
+
+    init(
+        runtime: (any SignalingStoreRuntime)?,
+        cluster: (any SignalingCluster)?,
+        hub: SignalingHub,
+        onEvicted: @escaping @Sendable () async -> Void
+    ) {
+        self.runtime = runtime
+        self.cluster = cluster
+        self.hub = hub
+        self.onEvicted = onEvicted
+    }
+
+    func run() async throws {
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let runtime {
+                    group.addTask { try await runtime.run() }
+                    // Let the pool's run() begin first: queries issued before it are served, but postgres-nio warns.
+                    try await Task.sleep(for: .milliseconds(50))
+                    try await runtime.prepare()
+                }
+                if let cluster {
+                    group.addTask { [hub, onEvicted] in try await cluster.run(delivering: hub, onEvicted: onEvicted) }
+                    try await cluster.waitUntilReady()
+                }
+                readiness.continuation.yield()
+                readiness.continuation.finish()
+                try? await gracefulShutdown()
+                group.cancelAll()
+            }
+        } catch {
+            readiness.continuation.finish(throwing: error)
+            throw error
+        }
+    }
+
+    /// Returns once the store is prepared and the cluster receives; throws what stopped them.
+    func waitUntilReady() async throws {
+        for try await _ in readiness.stream { return }
+        throw ServerStartupError("the shared store stopped before it was ready")
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The signaling protocol (BEMYEARS-PROTOCOL.md) as an independent client sees it: `ws_scenarios.py` (Python
+/// `websockets` 15.0.1) against the real `bemyears-server` executable, one fresh server per scenario.
+@Suite("WebSocket protocol against an independent client")
+struct WebSocketProtocolTests {
+    /// Each scenario's checks are listed in its function in `Tests/Interop/bemyears/ws_scenarios.py`.
+    @Test(
+        "scenario",
+        arguments: [
+            "registration",  // NOT_REGISTERED, INVALID_USERNAME, lowercase, USERNAME_TAKEN, BAD_STATE, UNKNOWN_TYPE, roles
+            "presence",  // PRESENCE after REGISTERED, on every change, byte order, removal on disconnect
+            "call_flow",  // CALL_REQUEST → RINGING → ACCEPT → OFFER/ANSWER/ICE relayed → HANGUP → CALL_ENDED → AVAILABLE
+            "decline",  // CALL_DECLINE forwarded, no CALL_ENDED, interpreter listed again
+            "oversize",  // 65,536 bytes accepted; larger → ERROR + close 1009 (single frame, 1 MiB, fragmented)
+            "garbage",  // not JSON / not an object / no string type / binary → ERROR PROTOCOL_ERROR + close 1002
+            "rate_limit",  // 50/s, burst 100: the rest RATE_LIMITED, socket open
+            "race",  // 50 simultaneous CALL_REQUESTs: one CALL_RINGING, 49 BUSY; AVAILABLE again after hang-up
+            "heartbeat",  // silent interpreter: close 4001 and gone from PRESENCE ~20 s after its last message
+            "slow_reader",  // a client that stops reading is disconnected once > 1 MiB waits for it
+        ]
+    )
+    func scenario(_ name: String) async throws {
+        let server = try await ServerProcess.start()
+        let run = try await InteropScript.run(
+            "ws_scenarios.py",
+            [name, "--url", server.webSocketURL],
+            timeout: .seconds(90)
+        )
+        let exit = await server.stop()
+        #expect(
+            run.status == 0 && run.result["ok"] as? Bool == true,
+            "\(name): \(run.stdout)\n--- peer stderr ---\n\(run.stderr)\n--- server log ---\n\(server.log.suffix(4000))"
+        )
+        #expect(exit == 0, "bemyears-server did not exit cleanly on SIGTERM (status \(String(describing: exit)))")
+    }
+
+    /// REGISTERED carries TURN REST credentials: `expiry:session`, base64(HMAC-SHA1(secret, username)), 24 h,
+    /// checked with Python's hmac.
+    @Test func turnCredentialsInRegistered() async throws {
+        let secret = "test-secret-\(UUID().uuidString.prefix(8))"
+        let turnURL = "turn:127.0.0.1:3478"
+        let server = try await ServerProcess.start(["--turn-secret", secret, "--turn-url", turnURL])
+        let run = try await InteropScript.run(
+            "ws_scenarios.py",
+            ["turn_credentials", "--url", server.webSocketURL, "--turn-secret", secret, "--turn-url", turnURL],
+            timeout: .seconds(60)
+        )
+        await server.stop()
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(!server.log.contains(secret), "the TURN secret appeared in the log")
+    }
+}

@@ -1,0 +1,862 @@
+#!/usr/bin/env python3
+"""Independent WebSocket client for the BeMyEars signaling protocol (BEMYEARS-PROTOCOL.md), one scenario per run.
+
+    ws_scenarios.py --url ws://127.0.0.1:PORT/ws SCENARIO [--turn-secret S]
+
+Scenarios: registration, presence, call_flow, decline, oversize, garbage, rate_limit, race, heartbeat,
+slow_reader, turn_credentials, cross_node (two nodes sharing PostgreSQL: --url and --url2). Each talks to an already running bemyears-server only through its WebSocket (the
+Python `websockets` library, pinned websockets==15.0.1; slow_reader also uses a raw socket that stops reading) and
+checks what the protocol promises.
+
+Prints one JSON line on stdout ({"ok": true|false, "scenario": …, "reason": …, plus measurements}); progress goes to
+stderr. Exit status: 0 passed, 1 a check failed, 2 the environment is not usable (websockets missing, no server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import socket
+import struct
+import sys
+import time
+import urllib.parse
+
+try:
+    import websockets
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+except ImportError:  # pragma: no cover - reported as an environment error
+    websockets = None
+
+START = time.monotonic()
+UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+def log(*parts: object) -> None:
+    print(f"[ws_scenarios {1000 * (time.monotonic() - START):7.0f} ms]", *parts, file=sys.stderr, flush=True)
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise CheckFailed(message)
+
+
+def suffix() -> str:
+    return secrets.token_hex(3)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A protocol peer over `websockets`
+
+
+class Peer:
+    """One WebSocket session. Messages are read in order; `expect` skips nothing unless told to."""
+
+    def __init__(self, name: str, ws) -> None:
+        self.name = name
+        self.ws = ws
+
+    @classmethod
+    async def open(cls, url: str, name: str = "peer") -> "Peer":
+        # ping_interval=None: this client sends no WebSocket pings (they would not count as activity anyway).
+        ws = await connect(url, max_size=2**22, ping_interval=None, open_timeout=10, close_timeout=5)
+        return cls(name, ws)
+
+    async def send(self, message) -> None:
+        await self.ws.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
+
+    async def recv(self, timeout: float = 5.0) -> dict:
+        try:
+            text = await asyncio.wait_for(self.ws.recv(), timeout)
+        except asyncio.TimeoutError:
+            raise CheckFailed(f"{self.name}: no message within {timeout} s") from None
+        except ConnectionClosed as e:
+            raise CheckFailed(f"{self.name}: connection closed ({e.rcvd.code if e.rcvd else 'no close frame'}) "
+                              f"while waiting for a message") from None
+        message = json.loads(text)
+        check(isinstance(message, dict) and isinstance(message.get("type"), str),
+              f"{self.name}: server sent a message without a string type: {text[:200]}")
+        return message
+
+    async def expect(self, type_: str, timeout: float = 5.0, skip: tuple[str, ...] = ()) -> dict:
+        """The next message, which must have `type_` (messages whose type is in `skip` are passed over)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = await self.recv(max(0.05, deadline - time.monotonic()))
+            if m["type"] in skip and m["type"] != type_:
+                continue
+            check(m["type"] == type_, f"{self.name}: expected {type_}, got {compact(m)}")
+            return m
+
+    async def expect_error(self, code: str, timeout: float = 5.0) -> dict:
+        m = await self.expect("ERROR", timeout)
+        check(m.get("payload", {}).get("code") == code, f"{self.name}: expected ERROR {code}, got {compact(m)}")
+        check(isinstance(m["payload"].get("message"), str) and len(m["payload"]["message"]) > 10,
+              f"{self.name}: ERROR {code} without a message a person can act on: {compact(m)}")
+        return m
+
+    async def silent(self, seconds: float) -> None:
+        """Nothing arrives for `seconds`."""
+        try:
+            text = await asyncio.wait_for(self.ws.recv(), seconds)
+        except asyncio.TimeoutError:
+            return
+        except ConnectionClosed:
+            raise CheckFailed(f"{self.name}: connection closed unexpectedly") from None
+        raise CheckFailed(f"{self.name}: unexpected message {text[:200]}")
+
+    async def closed(self, timeout: float = 5.0) -> int | None:
+        """Waits for the server to close; returns the close code it sent (None: no close frame)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                await asyncio.wait_for(self.ws.recv(), max(0.05, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                break
+            except ConnectionClosed as e:
+                return e.rcvd.code if e.rcvd else None
+        raise CheckFailed(f"{self.name}: the server did not close the connection within {timeout} s")
+
+    async def register(self, username: str, role: str) -> dict:
+        await self.send({"type": "REGISTER", "payload": {"username": username, "role": role}})
+        m = await self.expect("REGISTERED")
+        p = m["payload"]
+        check(p["username"] == username.lower() and p["role"] == role, f"{self.name}: REGISTERED {compact(m)}")
+        check(p["heartbeatIntervalSec"] == 15 and p["presenceTtlSec"] == 20,
+              f"{self.name}: REGISTERED timings are not the protocol's 15/20: {compact(m)}")
+        check(isinstance(p["iceServers"], list), f"{self.name}: REGISTERED without an iceServers list")
+        return m
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+def compact(m: dict) -> str:
+    return json.dumps(m)[:300]
+
+
+async def caller(url: str, name: str) -> tuple[Peer, list[str]]:
+    """A registered caller and the interpreter list of its first PRESENCE (sent right after REGISTERED)."""
+    p = await Peer.open(url, name)
+    await p.register(name, "caller")
+    presence = await p.expect("PRESENCE")
+    return p, [i["username"] for i in presence["payload"]["interpreters"]]
+
+
+async def interpreter(url: str, name: str, available: bool = True) -> Peer:
+    p = await Peer.open(url, name)
+    await p.register(name, "interpreter")
+    if available:
+        await p.send({"type": "SET_STATE", "payload": {"state": "AVAILABLE"}})
+        m = await p.expect("STATE")
+        check(m["payload"]["state"] == "AVAILABLE", f"{name}: STATE after Go Online: {compact(m)}")
+    return p
+
+
+async def ringing_and_hidden(p: Peer, interpreter_name: str) -> dict:
+    """After CALL_REQUEST: CALL_RINGING and a PRESENCE without the interpreter, in either order."""
+    ringing = None
+    hidden = False
+    while ringing is None or not hidden:
+        m = await p.recv()
+        if m["type"] == "CALL_RINGING" and ringing is None:
+            ringing = m
+        elif m["type"] == "PRESENCE":
+            hidden = interpreter_name not in [i["username"] for i in m["payload"]["interpreters"]]
+        else:
+            raise CheckFailed(f"{p.name}: expected CALL_RINGING and PRESENCE, got {compact(m)}")
+    return ringing
+
+
+async def presence_until(p: Peer, wanted: list[str], timeout: float = 3.0) -> float:
+    """Reads PRESENCE messages until one lists exactly `wanted`; returns the seconds it took."""
+    t0 = time.monotonic()
+    while True:
+        m = await p.expect("PRESENCE", max(0.05, timeout - (time.monotonic() - t0)))
+        names = [i["username"] for i in m["payload"]["interpreters"]]
+        if names == wanted:
+            return time.monotonic() - t0
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Scenarios
+
+
+async def registration(url: str, args) -> dict:
+    s = suffix()
+    a = await Peer.open(url, "a")
+    # Anything before REGISTER → NOT_REGISTERED, socket stays open.
+    await a.send({"type": "HEARTBEAT"})
+    await a.expect_error("NOT_REGISTERED")
+    # Invalid usernames → INVALID_USERNAME, retry allowed on the same socket.
+    for bad in ("ab", "x" * 33, "bad name", "ünï-" + s, ""):
+        await a.send({"type": "REGISTER", "payload": {"username": bad, "role": "interpreter"}})
+        await a.expect_error("INVALID_USERNAME")
+    reg = await a.register(f"Ivy.One_{s}", "interpreter")
+    check(reg["payload"]["username"] == f"ivy.one_{s}", "username not lowercased")
+    # Interpreters start UNAVAILABLE and get no PRESENCE.
+    await a.send({"type": "HEARTBEAT"})
+    await a.expect("HEARTBEAT_ACK")
+    # The same name in another case on another socket → USERNAME_TAKEN; that socket may then register another name.
+    b = await Peer.open(url, "b")
+    await b.send({"type": "REGISTER", "payload": {"username": f"IVY.ONE_{s}", "role": "caller"}})
+    await b.expect_error("USERNAME_TAKEN")
+    await b.register(f"cal_{s}", "caller")
+    await b.expect("PRESENCE")
+    # REGISTER again on a registered socket → BAD_STATE.
+    await b.send({"type": "REGISTER", "payload": {"username": f"other_{s}", "role": "caller"}})
+    await b.expect_error("BAD_STATE")
+    # Unknown type → UNKNOWN_TYPE, socket open.
+    await b.send({"type": "NO_SUCH_TYPE"})
+    await b.expect_error("UNKNOWN_TYPE")
+    await b.send({"type": "HEARTBEAT"})
+    await b.expect("HEARTBEAT_ACK")
+    # Role rules: a caller cannot SET_STATE or accept; an interpreter cannot place calls.
+    await b.send({"type": "SET_STATE", "payload": {"state": "AVAILABLE"}})
+    await b.expect_error("ROLE_FORBIDDEN")
+    await a.send({"type": "CALL_REQUEST", "to": f"cal_{s}"})
+    await a.expect_error("ROLE_FORBIDDEN")
+    # Unknown user / a caller as the target → UNKNOWN_USER.
+    await b.send({"type": "CALL_REQUEST", "to": f"nobody_{s}"})
+    await b.expect_error("UNKNOWN_USER")
+    # An interpreter that is UNAVAILABLE → BUSY NOT_AVAILABLE.
+    await b.send({"type": "CALL_REQUEST", "to": f"ivy.one_{s}"})
+    m = await b.expect("BUSY")
+    check(m.get("to") == f"ivy.one_{s}" and m["payload"] == {"reason": "NOT_AVAILABLE"}, f"BUSY: {compact(m)}")
+    check("callId" not in m, f"BUSY carries a callId: {compact(m)}")
+    await a.silent(0.3)  # nothing reached the interpreter
+    # After the first session leaves, its name is free again.
+    await a.close()
+    c = await Peer.open(url, "c")
+    deadline = time.monotonic() + 3
+    while True:
+        await c.send({"type": "REGISTER", "payload": {"username": f"ivy.one_{s}", "role": "interpreter"}})
+        m = await c.recv()
+        if m["type"] == "REGISTERED":
+            break
+        check(m["type"] == "ERROR" and time.monotonic() < deadline, f"name not freed after close: {compact(m)}")
+        await asyncio.sleep(0.1)
+    for p in (b, c):
+        await p.close()
+    return {}
+
+
+async def presence(url: str, args) -> dict:
+    s = suffix()
+    cal, first = await caller(url, f"cal_{s}")
+    check(first == [], f"first PRESENCE should be empty, got {first}")
+    zed = await interpreter(url, f"Zed_{s}", available=False)
+    amy = await interpreter(url, f"amy_{s}", available=False)
+    await cal.silent(0.3)  # UNAVAILABLE interpreters change nothing for callers
+    latencies = []
+    await zed.send({"type": "SET_STATE", "payload": {"state": "AVAILABLE"}})
+    await zed.expect("STATE")
+    latencies.append(await presence_until(cal, [f"zed_{s}"]))
+    await amy.send({"type": "SET_STATE", "payload": {"state": "AVAILABLE"}})
+    await amy.expect("STATE")
+    latencies.append(await presence_until(cal, [f"amy_{s}", f"zed_{s}"]))  # byte order
+    # A second caller gets the current list right after REGISTERED.
+    cal2, first2 = await caller(url, f"cal2_{s}")
+    check(first2 == [f"amy_{s}", f"zed_{s}"], f"second caller's first PRESENCE: {first2}")
+    # SET_STATE to the same state: STATE again, no PRESENCE.
+    await amy.send({"type": "SET_STATE", "payload": {"state": "AVAILABLE"}})
+    m = await amy.expect("STATE")
+    check(m["payload"]["state"] == "AVAILABLE", f"STATE: {compact(m)}")
+    await cal.silent(0.3)
+    # An interpreter's socket closing removes it at once.
+    await zed.close()
+    for p in (cal, cal2):
+        latencies.append(await presence_until(p, [f"amy_{s}"]))
+    await amy.send({"type": "SET_STATE", "payload": {"state": "UNAVAILABLE"}})
+    m = await amy.expect("STATE")
+    check(m["payload"]["state"] == "UNAVAILABLE", f"STATE: {compact(m)}")
+    for p in (cal, cal2):
+        latencies.append(await presence_until(p, []))
+    for p in (cal, cal2, amy):
+        await p.close()
+    return {"presence_latency_ms_max": round(1000 * max(latencies))}
+
+
+async def call_flow(url: str, args) -> dict:
+    s = suffix()
+    ivy = await interpreter(url, f"ivy_{s}")
+    cal, first = await caller(url, f"cal_{s}")
+    check(first == [f"ivy_{s}"], f"caller's first PRESENCE: {first}")
+    eve, _ = await caller(url, f"eve_{s}")
+
+    # CALL_REQUEST (a client's own `from` is ignored) → CALL_RINGING to the caller, CALL_REQUEST to the interpreter.
+    await cal.send({"type": "CALL_REQUEST", "to": f"ivy_{s}", "from": "mallory"})
+    ringing = await ringing_and_hidden(cal, f"ivy_{s}")
+    call_id = ringing.get("callId", "")
+    check(UUID4.match(call_id) is not None, f"callId is not a lowercase UUID v4: {call_id!r}")
+    check(ringing.get("to") == f"ivy_{s}" and ringing["payload"] == {"ringSec": 10}, f"CALL_RINGING: {compact(ringing)}")
+    state = await ivy.expect("STATE")
+    check(state["payload"]["state"] == "RINGING", f"interpreter STATE: {compact(state)}")
+    request = await ivy.expect("CALL_REQUEST")
+    check(request.get("callId") == call_id and request.get("from") == f"cal_{s}" and request.get("to") == f"ivy_{s}",
+          f"CALL_REQUEST at the interpreter: {compact(request)}")
+    # The interpreter disappears from every caller's list while ringing.
+    await presence_until(eve, [])
+
+    # Before accept: media signaling refused; a caller cannot accept; a stranger is not a party.
+    await cal.send({"type": "OFFER", "callId": call_id, "payload": {"sdp": "v=0"}})
+    m = await cal.expect_error("BAD_STATE")
+    check(m.get("callId") == call_id, f"ERROR without the callId: {compact(m)}")
+    await cal.send({"type": "CALL_ACCEPT", "callId": call_id})
+    await cal.expect_error("ROLE_FORBIDDEN")
+    await eve.send({"type": "HANGUP", "callId": call_id})
+    await eve.expect_error("NOT_A_PARTY")
+    await eve.send({"type": "ICE", "callId": "6f1c2b1e-1111-4111-8111-111111111111", "payload": {"candidate": "x"}})
+    await eve.expect_error("UNKNOWN_CALL")
+    # Eve calling the RINGING interpreter → BUSY.
+    await eve.send({"type": "CALL_REQUEST", "to": f"ivy_{s}"})
+    await eve.expect("BUSY")
+
+    # Accept → both IN_CALL, CALL_ACCEPT forwarded.
+    await ivy.send({"type": "CALL_ACCEPT", "callId": call_id})
+    state = await ivy.expect("STATE")
+    check(state["payload"]["state"] == "IN_CALL", f"interpreter STATE after accept: {compact(state)}")
+    accept = await cal.expect("CALL_ACCEPT", skip=("PRESENCE",))
+    check(accept.get("callId") == call_id and accept.get("from") == f"ivy_{s}", f"CALL_ACCEPT: {compact(accept)}")
+
+    # OFFER / ANSWER / ICE / VIDEO_VISIBLE / STATS_UPDATE relayed between the parties only, payload untouched.
+    sdp = "v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n"
+    relays = [
+        (cal, ivy, "OFFER", {"sdp": sdp, "type": "offer"}),
+        (ivy, cal, "ANSWER", {"sdp": sdp.replace("4611", "9999"), "type": "answer"}),
+        (cal, ivy, "ICE", {"candidate": {"candidate": "candidate:1 1 udp 2122260223 127.0.0.1 50000 typ host",
+                                         "sdpMid": "0", "sdpMLineIndex": 0}}),
+        (ivy, cal, "ICE", {"candidate": None}),
+        (cal, ivy, "VIDEO_VISIBLE", {"visible": True}),
+        (ivy, cal, "VIDEO_VISIBLE", {"visible": True}),
+        (cal, ivy, "STATS_UPDATE", {"rttMs": 12.5, "fps": 20, "nested": {"ü": [1, 2.50, "x"]}}),
+    ]
+    for sender, receiver, type_, payload in relays:
+        await sender.send({"type": type_, "callId": call_id, "from": "mallory", "to": "mallory", "payload": payload})
+        m = await receiver.expect(type_)
+        check(m.get("callId") == call_id and m.get("from") == sender.name, f"{type_} relayed: {compact(m)}")
+        check(m.get("payload") == payload, f"{type_} payload changed in transit: {compact(m)}")
+    await eve.send({"type": "OFFER", "callId": call_id, "payload": {"sdp": "x"}})
+    await eve.expect_error("NOT_A_PARTY")
+    await cal.silent(0.2)
+    await ivy.silent(0.2)
+
+    # HANGUP → CALL_ENDED HANGUP to both, interpreter AVAILABLE; CALL_ENDED before the PRESENCE that lists it again.
+    await cal.send({"type": "HANGUP", "callId": call_id})
+    for p in (cal, ivy):
+        m = await p.expect("CALL_ENDED")
+        check(m.get("callId") == call_id and m["payload"] == {"reason": "HANGUP"}, f"{p.name}: {compact(m)}")
+    state = await ivy.expect("STATE")
+    check(state["payload"]["state"] == "AVAILABLE", f"interpreter STATE after hang-up: {compact(state)}")
+    m = await cal.expect("PRESENCE")
+    check([i["username"] for i in m["payload"]["interpreters"]] == [f"ivy_{s}"], f"PRESENCE after call: {compact(m)}")
+    await presence_until(eve, [f"ivy_{s}"])
+    # The ended call: relays refused, abuse report accepted (within 5 min), by a party only.
+    await cal.send({"type": "ICE", "callId": call_id, "payload": {"candidate": "x"}})
+    await cal.expect_error("UNKNOWN_CALL")
+    await cal.send({"type": "REPORT_ABUSE", "callId": call_id, "payload": {"reason": "test report"}})
+    m = await cal.expect("REPORT_RECEIVED")
+    check(m.get("callId") == call_id, f"REPORT_RECEIVED: {compact(m)}")
+    await eve.send({"type": "REPORT_ABUSE", "callId": call_id, "payload": {"reason": "x"}})
+    await eve.expect_error("NOT_A_PARTY")
+
+    # Disconnect of a party during a call ends it with DISCONNECTED.
+    await cal.send({"type": "CALL_REQUEST", "to": f"ivy_{s}"})
+    ringing = await cal.expect("CALL_RINGING", skip=("PRESENCE",))
+    await ivy.expect("STATE")
+    await ivy.expect("CALL_REQUEST")
+    await ivy.send({"type": "CALL_ACCEPT", "callId": ringing["callId"]})
+    await cal.expect("CALL_ACCEPT", skip=("PRESENCE",))
+    await cal.close()
+    m = await ivy.expect("CALL_ENDED", skip=("STATE",))
+    check(m["payload"] == {"reason": "DISCONNECTED"}, f"CALL_ENDED after the caller left: {compact(m)}")
+    await presence_until(eve, [f"ivy_{s}"])
+    for p in (ivy, eve):
+        await p.close()
+    return {"callId": call_id}
+
+
+async def decline(url: str, args) -> dict:
+    s = suffix()
+    ivy = await interpreter(url, f"ivy_{s}")
+    cal, _ = await caller(url, f"cal_{s}")
+    await cal.send({"type": "CALL_REQUEST", "to": f"ivy_{s}"})
+    ringing = await ringing_and_hidden(cal, f"ivy_{s}")
+    await ivy.expect("STATE")
+    await ivy.expect("CALL_REQUEST")
+    await ivy.send({"type": "CALL_DECLINE", "callId": ringing["callId"]})
+    m = await cal.expect("CALL_DECLINE")
+    check(m.get("callId") == ringing["callId"] and m.get("from") == f"ivy_{s}", f"CALL_DECLINE: {compact(m)}")
+    state = await ivy.expect("STATE")
+    check(state["payload"]["state"] == "AVAILABLE", f"interpreter STATE after decline: {compact(state)}")
+    m = await cal.expect("PRESENCE")  # no CALL_ENDED after a decline; the interpreter is listed again
+    check([i["username"] for i in m["payload"]["interpreters"]] == [f"ivy_{s}"], f"PRESENCE: {compact(m)}")
+    await ivy.send({"type": "CALL_ACCEPT", "callId": ringing["callId"]})
+    await ivy.expect_error("UNKNOWN_CALL")
+    for p in (ivy, cal):
+        await p.close()
+    return {}
+
+
+async def oversize(url: str, args) -> dict:
+    s = suffix()
+
+    def heartbeat_of(size: int) -> str:
+        base = '{"type":"HEARTBEAT","payload":{"pad":""}}'
+        text = base.replace('"pad":""', '"pad":"' + "x" * (size - len(base)) + '"')
+        assert len(text.encode()) == size
+        return text
+
+    # Exactly 65,536 bytes is allowed.
+    p = await Peer.open(url, "limit")
+    await p.register(f"limit_{s}", "interpreter")
+    await p.send(heartbeat_of(65_536))
+    await p.expect("HEARTBEAT_ACK")
+    # One byte more → ERROR PROTOCOL_ERROR, close 1009.
+    await p.send(heartbeat_of(65_537))
+    await p.expect_error("PROTOCOL_ERROR")
+    code = await p.closed()
+    check(code == 1009, f"a 65,537-byte frame: close code {code}, expected 1009")
+    # Far larger (a single 1 MiB frame) → close 1009 as well, the session's presence gone.
+    q = await Peer.open(url, "huge")
+    await q.register(f"huge_{s}", "interpreter")
+    await q.send(heartbeat_of(1 << 20))
+    code2 = await q.closed()
+    check(code2 == 1009, f"a 1 MiB frame: close code {code2}, expected 1009")
+    # The same, fragmented: 200 KB in 4 KB fragments.
+    r = await Peer.open(url, "fragments")
+    await r.register(f"frag_{s}", "interpreter")
+    text = heartbeat_of(200_000)
+    await r.send([text[i:i + 4096] for i in range(0, len(text), 4096)])
+    code3 = await r.closed()
+    check(code3 == 1009, f"a 200 KB fragmented message: close code {code3}, expected 1009")
+    # The names are free again (the sessions are gone).
+    t = await Peer.open(url, "after")
+    await t.register(f"huge_{s}", "interpreter")
+    await t.close()
+    return {"close_codes": [code, code2, code3]}
+
+
+async def garbage(url: str, args) -> dict:
+    s = suffix()
+    codes = {}
+    cases = [("not json", "not JSON"), ("[1,2,3]", "not an object"), ('{"type":5}', "type not a string"),
+             ('{"payload":{}}', "no type"), ('{"type":"HEARTBEAT",', "truncated")]
+    for i, (frame, label) in enumerate(cases):
+        p = await Peer.open(url, label)
+        if i % 2 == 0:
+            await p.register(f"g{i}_{s}", "caller")
+            await p.expect("PRESENCE")
+        await p.send(frame)
+        await p.expect_error("PROTOCOL_ERROR")
+        codes[label] = await p.closed()
+        check(codes[label] == 1002, f"{label}: close code {codes[label]}, expected 1002")
+    # Binary frames are not part of the protocol either.
+    p = await Peer.open(url, "binary")
+    await p.send(b'{"type":"HEARTBEAT"}')
+    await p.expect_error("PROTOCOL_ERROR")
+    codes["binary"] = await p.closed()
+    check(codes["binary"] == 1002, f"binary frame: close code {codes['binary']}, expected 1002")
+    # A known type with a field of the wrong JSON type is refused, the socket stays open.
+    q = await Peer.open(url, "field")
+    await q.register(f"field_{s}", "caller")
+    await q.expect("PRESENCE")
+    await q.send('{"type":"CALL_REQUEST","to":42}')
+    await q.expect_error("PROTOCOL_ERROR")
+    await q.send({"type": "HEARTBEAT"})
+    await q.expect("HEARTBEAT_ACK")
+    await q.close()
+    return {"close_codes": codes}
+
+
+async def rate_limit(url: str, args) -> dict:
+    s = suffix()
+    p = await Peer.open(url, "flood")
+    await p.register(f"flood_{s}", "interpreter")
+    n = 300
+    t0 = time.monotonic()
+    for _ in range(n):
+        await p.send('{"type":"HEARTBEAT"}')
+    sent_in = time.monotonic() - t0
+    acks = limited = 0
+    while acks + limited < n:
+        m = await p.recv()
+        if m["type"] == "HEARTBEAT_ACK":
+            acks += 1
+        else:
+            check(m["type"] == "ERROR" and m["payload"]["code"] == "RATE_LIMITED", f"flood: {compact(m)}")
+            limited += 1
+    # Burst 100 plus 50/s refill while the frames were arriving.
+    allowed = 100 + 50 * (time.monotonic() - t0) + 2
+    check(100 <= acks <= allowed, f"{acks} of {n} messages accepted in {sent_in:.2f} s; expected 100..{allowed:.0f}")
+    check(limited == n - acks, "every refused message gets RATE_LIMITED")
+    # Still open; tokens come back at 50/s.
+    await asyncio.sleep(0.5)
+    await p.send({"type": "HEARTBEAT"})
+    await p.expect("HEARTBEAT_ACK")
+    await p.close()
+    return {"accepted": acks, "rate_limited": limited, "send_seconds": round(sent_in, 3)}
+
+
+async def race(url: str, args) -> dict:
+    s = suffix()
+    n = 50
+    ivy = await interpreter(url, f"ivy_{s}")
+    callers = []
+    for i in range(n):
+        p, first = await caller(url, f"c{i:02d}_{s}")
+        check(first == [f"ivy_{s}"], f"caller {i}: first PRESENCE {first}")
+        callers.append(p)
+    # Every caller sends CALL_REQUEST at once.
+    gate = asyncio.Event()
+
+    async def request(p: Peer) -> dict:
+        await gate.wait()
+        await p.send({"type": "CALL_REQUEST", "to": f"ivy_{s}"})
+        return await first_answer(p)
+
+    async def first_answer(p: Peer) -> dict:
+        while True:
+            m = await p.recv(10)
+            if m["type"] in ("CALL_RINGING", "BUSY", "ERROR"):
+                return m
+
+    tasks = [asyncio.create_task(request(p)) for p in callers]
+    await asyncio.sleep(0.05)
+    gate.set()
+    answers = await asyncio.gather(*tasks)
+    ringing = [(p, m) for p, m in zip(callers, answers) if m["type"] == "CALL_RINGING"]
+    busy = [m for m in answers if m["type"] == "BUSY"]
+    others = [m for m in answers if m["type"] not in ("CALL_RINGING", "BUSY")]
+    check(len(ringing) == 1 and len(busy) == n - 1 and not others,
+          f"{len(ringing)} CALL_RINGING, {len(busy)} BUSY, others {[compact(m) for m in others[:3]]}")
+    check(all(m.get("to") == f"ivy_{s}" and m["payload"] == {"reason": "NOT_AVAILABLE"} for m in busy),
+          "BUSY without to/NOT_AVAILABLE")
+    winner, ring = ringing[0]
+    await ivy.expect("STATE")
+    request_msg = await ivy.expect("CALL_REQUEST")
+    check(request_msg["callId"] == ring["callId"] and request_msg["from"] == winner.name, "CALL_REQUEST to ivy")
+    await ivy.silent(0.5)  # exactly one CALL_REQUEST reached the interpreter
+    await ivy.send({"type": "CALL_ACCEPT", "callId": ring["callId"]})
+    await ivy.expect("STATE")
+    await winner.expect("CALL_ACCEPT", skip=("PRESENCE",))
+    await winner.send({"type": "HANGUP", "callId": ring["callId"]})
+    m = await winner.expect("CALL_ENDED", skip=("PRESENCE",))
+    check(m["payload"]["reason"] == "HANGUP", f"winner: {compact(m)}")
+    await ivy.expect("CALL_ENDED")
+    state = await ivy.expect("STATE")
+    check(state["payload"]["state"] == "AVAILABLE", f"interpreter after hang-up: {compact(state)}")
+    # Every caller sees the interpreter AVAILABLE again.
+    await asyncio.gather(*(presence_until(p, [f"ivy_{s}"], 5) for p in callers))
+    for p in callers + [ivy]:
+        await p.close()
+    return {"ringing": 1, "busy": len(busy)}
+
+
+async def heartbeat(url: str, args) -> dict:
+    s = suffix()
+    ivy = await interpreter(url, f"ivy_{s}")
+    last_message_at = time.monotonic()  # the SET_STATE inside interpreter(): from now on ivy says nothing
+    cal, first = await caller(url, f"cal_{s}")
+    check(first == [f"ivy_{s}"], f"first PRESENCE {first}")
+
+    async def keep_alive():
+        while True:
+            await asyncio.sleep(5)
+            await cal.send({"type": "HEARTBEAT"})
+
+    ticker = asyncio.create_task(keep_alive())
+    try:
+        dropped_at = None
+        deadline = last_message_at + 25
+        while time.monotonic() < deadline:
+            m = await cal.recv(max(0.05, deadline - time.monotonic()))
+            if m["type"] == "PRESENCE" and m["payload"]["interpreters"] == []:
+                dropped_at = time.monotonic()
+                break
+            check(m["type"] in ("HEARTBEAT_ACK", "PRESENCE"), f"caller: {compact(m)}")
+        check(dropped_at is not None, "the silent interpreter was still listed 25 s after its last message")
+        silent_for = dropped_at - last_message_at
+        # TTL 20 s (protocol), checked every 250 ms; the caller's keep-alive kept it registered meanwhile.
+        check(19.0 <= silent_for <= 21.5, f"presence dropped {silent_for:.2f} s after the last message; expected ~20 s")
+        code = await ivy.closed(3)
+        check(code == 4001, f"expired session closed with {code}, expected 4001")
+        await cal.send({"type": "HEARTBEAT"})
+        await cal.expect("HEARTBEAT_ACK")
+    finally:
+        ticker.cancel()
+    await cal.close()
+    return {"dropped_after_s": round(silent_for, 2)}
+
+
+# --- a raw WebSocket client that can stop reading (websockets always reads in the background)
+
+
+def raw_open(url: str, rcvbuf: int = 4096) -> socket.socket:
+    u = urllib.parse.urlsplit(url)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)  # before connect: a small receive window
+    sock.settimeout(10)
+    sock.connect((u.hostname, u.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET {u.path} HTTP/1.1\r\nHost: {u.hostname}:{u.port}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)
+        check(chunk != b"", "raw client: connection closed during the handshake")
+        head += chunk
+    check(head.startswith(b"HTTP/1.1 101"), f"raw client: handshake answered {head[:40]!r}")
+    return sock
+
+
+def raw_send(sock: socket.socket, text: str) -> None:
+    data = text.encode()
+    mask = os.urandom(4)
+    header = bytes([0x81])
+    if len(data) < 126:
+        header += bytes([0x80 | len(data)])
+    elif len(data) < 65536:
+        header += bytes([0x80 | 126]) + struct.pack("!H", len(data))
+    else:
+        header += bytes([0x80 | 127]) + struct.pack("!Q", len(data))
+    sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+
+def raw_recv(sock: socket.socket) -> dict:
+    def exact(n: int) -> bytes:
+        out = b""
+        while len(out) < n:
+            chunk = sock.recv(n - len(out))
+            check(chunk != b"", "raw client: connection closed")
+            out += chunk
+        return out
+
+    b0, b1 = exact(2)
+    length = b1 & 0x7F
+    if length == 126:
+        length = struct.unpack("!H", exact(2))[0]
+    elif length == 127:
+        length = struct.unpack("!Q", exact(8))[0]
+    payload = exact(length)
+    check(b0 & 0x0F == 1, f"raw client: opcode {b0 & 0x0F}")
+    return json.loads(payload)
+
+
+async def slow_reader(url: str, args) -> dict:
+    """An interpreter in a call that stops reading: once more than 1 MiB waits for it, it is disconnected."""
+    s = suffix()
+    name = f"slow_{s}"
+
+    def open_slow_interpreter():
+        sock = raw_open(url)
+        raw_send(sock, json.dumps({"type": "REGISTER", "payload": {"username": name, "role": "interpreter"}}))
+        check(raw_recv(sock)["type"] == "REGISTERED", "raw REGISTER")
+        raw_send(sock, json.dumps({"type": "SET_STATE", "payload": {"state": "AVAILABLE"}}))
+        check(raw_recv(sock)["type"] == "STATE", "raw SET_STATE")
+        return sock
+
+    sock = await asyncio.to_thread(open_slow_interpreter)
+    cal, first = await caller(url, f"cal_{s}")
+    check(first == [name], f"first PRESENCE {first}")
+    await cal.send({"type": "CALL_REQUEST", "to": name})
+    ringing = await ringing_and_hidden(cal, name)
+
+    def accept():
+        while True:
+            m = raw_recv(sock)
+            if m["type"] == "CALL_REQUEST":
+                raw_send(sock, json.dumps({"type": "CALL_ACCEPT", "callId": m["callId"]}))
+                return
+
+    await asyncio.to_thread(accept)
+    await cal.expect("CALL_ACCEPT", skip=("PRESENCE",))
+    # From here the interpreter never reads again. The caller sends ~60 KB OFFERs at 40/s (under the rate limit).
+    blob = "a=x-pad:" + "y" * 60_000
+    t0 = time.monotonic()
+    sent = 0
+    ended = None
+    while time.monotonic() - t0 < 9:  # before the 10 s answer deadline (CONNECT_TIMEOUT)
+        await cal.send({"type": "OFFER", "callId": ringing["callId"], "payload": {"sdp": blob}})
+        sent += 1
+        try:
+            m = await asyncio.wait_for(cal.ws.recv(), 0.025)
+        except asyncio.TimeoutError:
+            continue
+        m = json.loads(m)
+        if m["type"] == "CALL_ENDED":
+            ended = m
+            break
+        check(m["type"] == "PRESENCE", f"caller during the flood: {compact(m)}")
+    if ended is None:
+        ended = await cal.expect("CALL_ENDED", timeout=3, skip=("PRESENCE",))
+    elapsed = time.monotonic() - t0
+    check(ended["payload"] == {"reason": "DISCONNECTED"},
+          f"the call of a client that stopped reading ended with {compact(ended)}, expected DISCONNECTED")
+    # The server dropped the connection: the raw socket reaches EOF (or reset) once drained.
+    def drained() -> bool:
+        sock.settimeout(10)
+        try:
+            while sock.recv(1 << 16):
+                pass
+        except (ConnectionResetError, socket.timeout):
+            pass
+        return True
+
+    await asyncio.to_thread(drained)
+    sock.close()
+    # The caller stays connected (OFFERs still in flight when the call ended are answered UNKNOWN_CALL).
+    await cal.send({"type": "HEARTBEAT"})
+    while True:
+        m = await cal.recv()
+        if m["type"] == "HEARTBEAT_ACK":
+            break
+        check(m["type"] == "PRESENCE" or m.get("payload", {}).get("code") == "UNKNOWN_CALL", f"caller: {compact(m)}")
+    await cal.close()
+    return {"offers_sent": sent, "bytes_sent": sent * len(blob), "disconnected_after_s": round(elapsed, 2)}
+
+
+async def turn_credentials(url: str, args) -> dict:
+    check(bool(args.turn_secret), "turn_credentials needs --turn-secret")
+    s = suffix()
+    p = await Peer.open(url, "turn")
+    reg = await p.register(f"turn_{s}", "interpreter")
+    servers = reg["payload"]["iceServers"]
+    turn = [x for x in servers if any(u.startswith("turn:") for u in x["urls"])]
+    check(len(turn) == 1, f"expected one TURN entry in iceServers: {servers}")
+    t = turn[0]
+    check(sorted(t["urls"]) == sorted([f"{args.turn_url}?transport=udp", f"{args.turn_url}?transport=tcp"]),
+          f"TURN urls {t['urls']}")
+    expiry, _, name = t["username"].partition(":")
+    check(expiry.isdigit() and name != "" and f"turn_{s}" not in t["username"],
+          f"TURN username must be expiry:opaque-name (not the username): {t['username']!r}")
+    lifetime = int(expiry) - time.time()
+    check(24 * 3600 - 120 <= lifetime <= 24 * 3600 + 5, f"credential valid for {lifetime:.0f} s, expected 24 h")
+    expected = base64.b64encode(hmac.new(args.turn_secret.encode(), t["username"].encode(), hashlib.sha1).digest())
+    check(t["credential"] == expected.decode(), "TURN credential is not base64(HMAC-SHA1(secret, username))")
+    # Each registration gets its own credential.
+    q = await Peer.open(url, "turn2")
+    reg2 = await q.register(f"turn2_{s}", "caller")
+    t2 = [x for x in reg2["payload"]["iceServers"] if "username" in x][0]
+    check(t2["username"] != t["username"], "two sessions got the same TURN username")
+    for x in (p, q):
+        await x.close()
+    return {"lifetime_s": round(lifetime)}
+
+
+async def cross_node(url: str, args) -> dict:
+    """Two bemyears-server processes sharing one PostgreSQL store: interpreter on one, callers on the other."""
+    check(bool(args.url2), "cross_node needs --url2 (the second node)")
+    s = suffix()
+    ivy = await interpreter(url, f"ivy_{s}")
+    cal, first = await caller(args.url2, f"cal_{s}")
+    check(first == [f"ivy_{s}"], f"node B's caller does not see node A's interpreter: {first}")
+    # Usernames are unique across nodes.
+    dup = await Peer.open(args.url2, "dup")
+    await dup.send({"type": "REGISTER", "payload": {"username": f"IVY_{s}", "role": "interpreter"}})
+    await dup.expect_error("USERNAME_TAKEN")
+    await dup.close()
+
+    await cal.send({"type": "CALL_REQUEST", "to": f"ivy_{s}"})
+    ringing = await ringing_and_hidden(cal, f"ivy_{s}")
+    call_id = ringing["callId"]
+    await ivy.expect("STATE")
+    request = await ivy.expect("CALL_REQUEST")
+    check(request["callId"] == call_id and request["from"] == f"cal_{s}", f"CALL_REQUEST across nodes: {compact(request)}")
+    await ivy.send({"type": "CALL_ACCEPT", "callId": call_id})
+    await ivy.expect("STATE")
+    await cal.expect("CALL_ACCEPT", skip=("PRESENCE",))
+    big_sdp = "v=0\r\n" + "a=x-pad:" + "z" * 60_000 + "\r\n"  # too big for one NOTIFY
+    relays = [(cal, ivy, "OFFER", {"sdp": big_sdp}), (cal, ivy, "ICE", {"candidate": "c1"}),
+              (ivy, cal, "ANSWER", {"sdp": "v=0 answer"}), (ivy, cal, "ICE", {"candidate": "c2"})]
+    for sender, receiver, type_, payload in relays:
+        await sender.send({"type": type_, "callId": call_id, "payload": payload})
+    for sender, receiver, type_, payload in relays:  # in order per sender
+        m = await receiver.expect(type_, skip=("PRESENCE",))
+        check(m["payload"] == payload and m["from"] == sender.name, f"{type_} across nodes: {compact(m)[:200]}")
+    await cal.send({"type": "HANGUP", "callId": call_id})
+    m = await ivy.expect("CALL_ENDED")
+    check(m["payload"] == {"reason": "HANGUP"}, f"interpreter: {compact(m)}")
+    m = await cal.expect("CALL_ENDED", skip=())
+    check(m["payload"] == {"reason": "HANGUP"}, f"caller: {compact(m)}")
+    await presence_until(cal, [f"ivy_{s}"], 5)  # CALL_ENDED came first
+
+    # The race across nodes: 10 callers on each node, one CALL_RINGING.
+    callers = []
+    for i in range(20):
+        p, _ = await caller(url if i % 2 else args.url2, f"r{i:02d}_{s}")
+        callers.append(p)
+    for p in callers:
+        await p.send({"type": "CALL_REQUEST", "to": f"ivy_{s}"})
+
+    async def answer(p: Peer) -> str:
+        while True:
+            m = await p.recv(10)
+            if m["type"] in ("CALL_RINGING", "BUSY", "ERROR"):
+                return m["type"]
+
+    answers = await asyncio.gather(*(answer(p) for p in callers))
+    check(answers.count("CALL_RINGING") == 1 and answers.count("BUSY") == 19, f"race across nodes: {answers}")
+    # The interpreter's node goes away: its presence disappears on the other node.
+    await ivy.close()
+    await presence_until(cal, [], 5)
+    for p in callers + [cal]:
+        await p.close()
+    return {"callId": call_id}
+
+
+SCENARIOS = {f.__name__: f for f in (registration, presence, call_flow, decline, oversize, garbage, rate_limit, race,
+                                      heartbeat, slow_reader, turn_credentials, cross_node)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("scenario", choices=sorted(SCENARIOS))
+    ap.add_argument("--url", required=True, help="ws://127.0.0.1:PORT/ws")
+    ap.add_argument("--timeout", type=float, default=90)
+    ap.add_argument("--turn-secret", default="")
+    ap.add_argument("--turn-url", default="")
+    ap.add_argument("--url2", default="", help="a second node's ws:// URL (cross_node)")
+    args = ap.parse_args()
+    result: dict = {"ok": False, "scenario": args.scenario}
+    code = 1
+    if websockets is None:
+        result["reason"] = "the Python package websockets is missing: pip install websockets==15.0.1"
+        code = 2
+    else:
+        result["websockets"] = websockets.__version__
+        try:
+            details = asyncio.run(asyncio.wait_for(SCENARIOS[args.scenario](args.url, args), args.timeout))
+            result.update(details or {})
+            result["ok"] = True
+            code = 0
+        except CheckFailed as e:
+            result["reason"] = str(e)
+        except (OSError, websockets.exceptions.InvalidHandshake) as e:
+            result["reason"] = f"cannot talk to the server at {args.url}: {e}"
+            code = 2
+        except asyncio.TimeoutError:
+            result["reason"] = f"the scenario exceeded --timeout {args.timeout:.0f} s"
+        except Exception as e:  # noqa: BLE001 - one JSON line whatever happened
+            result["reason"] = f"{type(e).__name__}: {e}"
+    result["total_ms"] = round(1000 * (time.monotonic() - START))
+    print(json.dumps(result), flush=True)
+    if code:
+        log("FAILED", result.get("reason"))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
