@@ -16,14 +16,18 @@ struct SharedMicrophoneStreamTests {
         let directory = try Subprocess.temporaryDirectory("media-feed")
         defer { try? FileManager.default.removeItem(at: directory) }
         let feed = LiveAudioFeed(sampleRate: 16_000)
-        // The "microphone": 20 ms frames of a 700 Hz tone, paced by the clock like a device.
-        let microphone = Task {
-            let clock = ContinuousClock()
-            var next = clock.now
+        // The "microphone": 20 ms frames of a 700 Hz tone, paced by the clock on a thread of its own, like a device
+        // (not on the cooperative pool, which a loaded machine may starve).
+        let running = Atomic<Bool>(true)
+        let microphone = Thread { [feed] in
+            var next = ContinuousClock.now
             var index = 0
-            while !Task.isCancelled {
+            while running.load(ordering: .acquiring) {
                 next += .milliseconds(20)
-                try? await clock.sleep(until: next)
+                let wait = next - ContinuousClock.now
+                if wait > .zero {
+                    Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+                }
                 let frame = (0..<320).map { offset in
                     Float(0.4 * sin(2 * Double.pi * 700 * Double(index + offset) / 16_000))
                 }
@@ -31,7 +35,8 @@ struct SharedMicrophoneStreamTests {
                 feed.publish(.init(samples: frame, capturedAt: next))
             }
         }
-        defer { microphone.cancel() }
+        microphone.start()
+        defer { running.store(false, ordering: .releasing) }
         let monitor = try GStreamerMediaEngine(
             configuration: .init(
                 dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.cry), audioFeed: feed,
