@@ -797,11 +797,18 @@ final class WebRTCPipeline: @unchecked Sendable {
         }
     }
 
-    /// ICE and DTLS are connected: checks the remote certificate against the remote SDP's fingerprint.
-    private func connected() {
-        let (decoders, fingerprints) = state.withLock { ($0.dtlsDecoders, $0.remoteFingerprints) }
+    /// ICE and DTLS are connected: checks the remote certificate against the remote SDP's fingerprint. Fails
+    /// closed: until every DTLS decoder shows the peer's certificate the stream is not connected (a loaded
+    /// machine may report CONNECTED first; the check is retried every 20 ms for up to 2 s, then the stream ends).
+    private func connected(attempt: Int = 0) {
+        let (decoders, fingerprints, ended) = state.withLock { ($0.dtlsDecoders, $0.remoteFingerprints, $0.endReason != nil) }
+        guard !ended else { return }
+        var unread = decoders.isEmpty
         for decoder in decoders {
-            guard let pem = cgst_object_dup_string(decoder.pointer, "peer-pem") else { continue }
+            guard let pem = cgst_object_dup_string(decoder.pointer, "peer-pem") else {
+                unread = true
+                continue
+            }
             let text = String(cString: pem)
             g_free(pem)
             guard let der = SessionDescriptionText.firstCertificateDER(inPEM: text),
@@ -813,6 +820,16 @@ final class WebRTCPipeline: @unchecked Sendable {
                 )
                 return
             }
+        }
+        if unread {
+            guard attempt < 100 else {
+                end("the remote DTLS certificate could not be read to check its fingerprint: the stream was refused")
+                return
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { [self] in
+                connected(attempt: attempt + 1)
+            }
+            return
         }
         state.withLock { state in
             state.connected = true

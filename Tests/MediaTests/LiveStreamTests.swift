@@ -176,7 +176,7 @@ struct LiveStreamTests {
             SessionDescriptionText.replacingFingerprints(in: offer, with: impostor)
         }
         let ended = await receiverEvents.first(where: \.isEnded)
-        #expect(ended?.endReason?.contains("fingerprint") == true, "\(receiverEvents.events)")
+        #expect(ended?.endReason?.contains("fingerprint") == true, "ended: \(ended?.endReason ?? "never")")
         let flowed = receiverEvents.events.contains(where: \.isFlowing)
         #expect(!flowed)
         #expect(senderEvents.events.first?.localDescription != nil)
