@@ -155,7 +155,7 @@ struct CribCallLiveStreamEndToEndTests {
             let wire = try await SRTPWireCheck.finish(sniffer)
             #expect(wire["encrypted"] as? Bool == true, "wire check: \(wire)")
             #expect(wire["dtlsHandshakeBeforeFirstRtp"] as? Bool == true, "wire check: \(wire)")
-            #expect(wire["dtlsHandshakeCompleteBeforeFirstRtp"] as? Bool == true, "wire check: \(wire)")
+            #expect(wire["dtlsSrtpHandshake"] as? Bool == true, "wire check: \(wire)")
             #expect(wire["dtlsVersionFefdSeen"] as? Bool == true, "wire check: \(wire)")
             // SRTP_AES128_CM_… or SRTP_AEAD_…: a profile that encrypts (not SRTP_NULL_…).
             #expect((wire["srtpProfile"] as? String)?.hasPrefix("SRTP_AE") == true, "wire check: \(wire)")

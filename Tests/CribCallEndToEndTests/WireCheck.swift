@@ -204,7 +204,7 @@ struct SRTPWireCheckTests {
         #expect(summary["srtpProfilesOffered"] as? [String]
             == ["SRTP_AES128_CM_HMAC_SHA1_80", "SRTP_AES128_CM_HMAC_SHA1_32"])
         #expect(summary["dtlsVersionFefdSeen"] as? Bool == true)
-        #expect(summary["dtlsHandshakeCompleteBeforeFirstRtp"] as? Bool == true)
+        #expect(summary["dtlsSrtpHandshake"] as? Bool == true)
         #expect((summary["rtpDistinctFirstBytes"] as? Int ?? 0) >= 64)
     }
 
@@ -214,7 +214,7 @@ struct SRTPWireCheckTests {
                                                excludingPorts: [SyntheticCapture.controlPort])
         #expect(summary["encrypted"] as? Bool == false, "\(summary)")
         // The handshake is there; the payloads and RTCP give the plain stream away.
-        #expect(summary["dtlsHandshakeCompleteBeforeFirstRtp"] as? Bool == true)
+        #expect(summary["dtlsSrtpHandshake"] as? Bool == true)
         #expect(summary["rtp"] as? Int == 250)
         #expect(summary["rtpDistinctFirstBytes"] as? Int == 1)
         #expect(summary["rtpOpusTocFraction"] as? Double == 1)

@@ -40,8 +40,9 @@ Criteria for "encrypted": true (every one must hold; `failures` lists the ones t
 ------------------------------------------------------------------------------------------------
 (a) Keys before media. On the media 5-tuple, before its first RTP/RTCP packet: DTLS handshake records (content
     type 22) from both ends, the ServerHello selecting an SRTP profile that encrypts (AES-CM or AEAD-GCM, not a
-    NULL-cipher profile), and records of epoch >= 1 (ChangeCipherSpec/Finished) from both ends, i.e. a completed
-    handshake from which the SRTP keys are exported (RFC 5764 §4.2). Plain RTP needs none of this.
+    NULL-cipher profile); and records of epoch >= 1 (Finished) from both ends, i.e. a completed handshake from
+    which the SRTP keys are exported (RFC 5764 §4.2) — the last Finished may trail the first SRTP packet on the
+    wire (GStreamer flushes the final flight on its own task). Plain RTP needs none of this.
 (b) RTCP is SRTCP with encryption on. An SRTCP packet is the compound RTCP packet (only its first 8 bytes in the
     clear) followed by the 32-bit word E||SRTCP index and the authentication tag (RFC 3711 §3.4: ciphertext,
     E||index, tag of 10 bytes for the AES-CM profiles, RFC 5764 §4.1.2; RFC 7714 §17: ciphertext, 16-byte tag,
@@ -464,6 +465,7 @@ def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_
     offered = selected = None
     hellos = HelloReassembler()
     before = {"handshake": set(), "epoch1": set(), "selected": None}
+    epoch1_anywhere: set = set()
     for position, packet, kind in media.packets:
         if kind != "dtls":
             continue
@@ -481,6 +483,8 @@ def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_
                     selected = profiles[0] if profiles else None
                     if position < first_media:
                         before["selected"] = selected
+            if record.epoch >= 1:
+                epoch1_anywhere.add(packet.src)
             if position < first_media:
                 if record.content_type == 22:
                     before["handshake"].add(packet.src)
@@ -488,7 +492,10 @@ def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_
                     before["epoch1"].add(packet.src)
     profile = SRTP_PROFILES.get(selected)
     handshake_before = bool(before["handshake"])
-    complete_before = (len(before["handshake"]) == 2 and len(before["epoch1"]) == 2
+    # The keys exist once both ends' hellos chose an encrypting profile; the Finished messages (epoch 1) of both
+    # ends must be seen too, but the last one may trail the first SRTP packet on the wire: GStreamer's DTLS
+    # encoder flushes the handshake's final flight on its own task while SRTP already flows through the funnel.
+    complete_before = (len(before["handshake"]) == 2 and len(epoch1_anywhere) == 2
                        and before["selected"] in SRTP_PROFILES and SRTP_PROFILES[before["selected"]][4])
     summary.update({
         "stun": counts["stun"], "dtls": counts["dtls"], "rtp": counts["rtp"], "rtcp": counts["rtcp"],
@@ -502,11 +509,11 @@ def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_
         "srtpProfilesOffered": [SRTP_PROFILES.get(p, (f"0x{p:04x}",))[0] for p in offered or []],
         "srtpProfile": profile[0] if profile else (f"0x{selected:04x}" if selected is not None else None),
         "dtlsHandshakeBeforeFirstRtp": handshake_before,
-        "dtlsHandshakeCompleteBeforeFirstRtp": bool(complete_before),
+        "dtlsSrtpHandshake": bool(complete_before),
     })
     if not complete_before:
-        failures.append("no complete DTLS-SRTP handshake (both ends' hellos, an encrypting use_srtp profile, "
-                        "epoch-1 records from both ends) before the first RTP/RTCP packet")
+        failures.append("no DTLS-SRTP handshake (both ends' hellos and an encrypting use_srtp profile before the "
+                        "first RTP/RTCP packet, epoch-1 Finished records from both ends)")
 
     # (b) RTCP.
     rtcp_checks = [check_rtcp(p.payload, selected) for _, p, k in media.packets if k == "rtcp"]
