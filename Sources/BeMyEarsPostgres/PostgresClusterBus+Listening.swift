@@ -49,7 +49,17 @@ extension PostgresClusterBus {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await notification in notifications {
+                            // Any notice heard proves the listener receives; a backlog of slow ones (each stored
+                            // message is a query) must not make it look deaf while the echo waits its turn.
+                            self.state.withLock {
+                                $0.lastHeard = .now
+                                $0.isHandling = true
+                            }
                             await self.receive(notification.payload, into: hub)
+                            self.state.withLock {
+                                $0.lastHeard = .now
+                                $0.isHandling = false
+                            }
                         }
                         throw ListenerEnded()
                     }
@@ -63,12 +73,14 @@ extension PostgresClusterBus {
         }
     }
 
-    /// Throws ``ListenerWentDeaf`` when the node's own echo has not come back for ``echoTimeout``.
+    /// Throws ``ListenerWentDeaf`` when the channel has been silent for ``echoTimeout`` while the listener waited
+    /// on it: the node echoes every ``Configuration/heartbeatInterval``, so a listener that still receives hears
+    /// at least that. Time spent handling a notice is not silence (a stored message's query is bounded).
     private func watchEchoes() async throws {
         while true {
             try await Task.sleep(for: configuration.heartbeatInterval)
-            let lastEcho = state.withLock { $0.lastEcho }
-            if ContinuousClock.now - lastEcho > echoTimeout { throw ListenerWentDeaf() }
+            let (lastHeard, isHandling) = state.withLock { ($0.lastHeard, $0.isHandling) }
+            if !isHandling, ContinuousClock.now - lastHeard > echoTimeout { throw ListenerWentDeaf() }
         }
     }
 
@@ -82,9 +94,6 @@ extension PostgresClusterBus {
             return
         }
         if notice.source == node.rawValue {
-            if notice.epoch == epoch, notice.kind == .echo {
-                state.withLock { $0.lastEcho = .now }
-            }
             return
         }
         let verdict = state.withLock {

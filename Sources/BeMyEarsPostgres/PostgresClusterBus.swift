@@ -63,7 +63,10 @@ public final class PostgresClusterBus: Sendable {
         var hasFinished = false
         var isListening = false
         var listeningWaiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
-        var lastEcho = ContinuousClock.now
+        /// When the listener last took a notice off the channel (or started listening).
+        var lastHeard = ContinuousClock.now
+        /// Whether the listener is handling a notice now (its time does not count as silence).
+        var isHandling = false
         var tracker = SequenceTracker()
 
         var queuedCount: Int { queue.count - queueHead }
@@ -214,7 +217,8 @@ public final class PostgresClusterBus: Sendable {
     func setListening(_ listening: Bool) {
         let waiters = state.withLock { state -> [UUID: CheckedContinuation<Void, any Error>] in
             state.isListening = listening
-            state.lastEcho = .now
+            state.lastHeard = .now
+            state.isHandling = false
             guard listening else { return [:] }
             defer { state.listeningWaiters = [:] }
             return state.listeningWaiters
