@@ -154,10 +154,10 @@ struct ClusterTests {
         try await withCluster("limit") { nodeA, nodeB, database in
             // The limit itself, as PostgreSQL enforces it.
             let server = try await LocalPostgres.shared()
-            #expect(throws: (any Error).self) {
-                try server.psql("SELECT pg_notify('probe', repeat('x', 8000))", database: database.name)
+            await #expect(throws: (any Error).self) {
+                try await server.psql("SELECT pg_notify('probe', repeat('x', 8000))", database: database.name)
             }
-            try server.psql("SELECT pg_notify('probe', repeat('x', 7999))", database: database.name)
+            try await server.psql("SELECT pg_notify('probe', repeat('x', 7999))", database: database.name)
 
             let receiver = await nodeB.connect()
             func envelope(_ padding: Int) -> Envelope {
@@ -205,7 +205,7 @@ struct ClusterTests {
             #expect(batches.count == 1)
             #expect(batches.first?.payloadIDs.count == 1, "only the larger one is stored")
             #expect(batches.first?.notices.allSatisfy { $0.utf8.count <= BusNotice.maximumPayloadBytes } == true)
-            let leftover = try server.psql("SELECT count(*) FROM bemyears_bus_payloads", database: database.name)
+            let leftover = try await server.psql("SELECT count(*) FROM bemyears_bus_payloads", database: database.name)
             #expect(leftover == "0\n", "the receiver deleted the stored body")
         }
     }

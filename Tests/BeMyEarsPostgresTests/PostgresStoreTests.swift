@@ -40,12 +40,12 @@ struct PostgresStoreTests {
                 #expect(ringing.interpreterState == .ringing)
                 #expect(ringing.call == winner.id)
                 let server = try await LocalPostgres.shared()
-                let pointing = try server.psql(
+                let pointing = try await server.psql(
                     "SELECT count(*) FROM bemyears_registrations WHERE call_id IS NOT NULL",
                     database: database.name
                 )
                 #expect(pointing == "2\n", "the one winning caller and bob point at the call")
-                #expect(try server.psql("SELECT count(*) FROM bemyears_calls", database: database.name) == "1\n")
+                #expect(try await server.psql("SELECT count(*) FROM bemyears_calls", database: database.name) == "1\n")
 
                 let update = try await nodeA.updateCall(
                     winner.id,

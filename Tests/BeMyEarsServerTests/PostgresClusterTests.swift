@@ -9,7 +9,7 @@ import TestSupport
 struct PostgresClusterTests {
     @Test func callAcrossNodes() async throws {
         let postgres = try await LocalPostgres.shared()
-        let database = try postgres.createDatabase("bemyears_server")
+        let database = try await postgres.createDatabase("bemyears_server")
         let nodeA = try await ServerProcess.start(["--store", database.tcpURL, "--node-id", "node-a"])
         let nodeB = try await ServerProcess.start(["--store", database.tcpURL, "--node-id", "node-b"])
         let run = try await InteropScript.run(

@@ -5,13 +5,13 @@ import TestSupport
 
 @Suite("cribcall canonicalize")
 struct CanonicalizeCommandTests {
-    func canonicalize(_ input: String) throws -> Subprocess.Result {
-        try Subprocess.run(try Subprocess.builtProduct("cribcall"), ["canonicalize"], stdin: Array(input.utf8))
+    func canonicalize(_ input: String) async throws -> Subprocess.Result {
+        try await Subprocess.run(try Subprocess.builtProduct("cribcall"), ["canonicalize"], stdin: Array(input.utf8))
     }
 
     @Test("the acceptance example prints the canonical bytes with no trailing newline")
-    func acceptanceExample() throws {
-        let result = try canonicalize(#"{"b":[1E30,4.50,2e-3],"a":"\u20ac"}"# + "\n")
+    func acceptanceExample() async throws {
+        let result = try await canonicalize(#"{"b":[1E30,4.50,2e-3],"a":"\u20ac"}"# + "\n")
         #expect(result.status == 0)
         #expect(result.stdoutText == #"{"a":"€","b":[1e+30,4.5,0.002]}"#)
         #expect(result.stderr.isEmpty)
@@ -25,8 +25,8 @@ struct CanonicalizeCommandTests {
         ("{\"a\":", "at byte"),
         ("[01]", "leading zero at byte 1"),
     ])
-    func invalidInput(input: String, expected: String) throws {
-        let result = try canonicalize(input)
+    func invalidInput(input: String, expected: String) async throws {
+        let result = try await canonicalize(input)
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         let lines = result.stderrText.split(separator: "\n", omittingEmptySubsequences: false)
@@ -35,14 +35,14 @@ struct CanonicalizeCommandTests {
     }
 
     @Test("the CLI and the library agree on every published RFC 8785 input")
-    func vectorsThroughCLI() throws {
+    func vectorsThroughCLI() async throws {
         let text = try Fixtures.text("jcs-vectors.txt")
         let inputs = text.components(separatedBy: "######## testdata/input/").dropFirst().map { block in
             String(block.drop { $0 != "\n" }.dropFirst().prefix { $0 != "#" })
         }
         #expect(inputs.count == 6)
         for input in inputs {
-            let result = try canonicalize(input)
+            let result = try await canonicalize(input)
             #expect(result.status == 0)
             #expect(result.stdout == (try CanonicalJSON.canonicalize(Array(input.utf8))))
         }
@@ -54,7 +54,7 @@ struct CanonicalizeCommandTests {
 struct IndependentJCSTests {
     @Test("2,000 random documents canonicalize to the same bytes",
           .enabled(if: InteropPeers.pythonAvailable(for: "the rfc8785 cross-check")))
-    func agreesWithPython() throws {
+    func agreesWithPython() async throws {
         let python = try #require(InteropPeers.python, "the interop venv is missing: run `make test`")
         var generator = SplitMix64(seed: 0xC0FFEE)
         var documents: [String] = []
@@ -69,7 +69,7 @@ struct IndependentJCSTests {
             for line in sys.stdin:
                 sys.stdout.buffer.write(rfc8785.dumps(json.loads(line, parse_int=float)) + b"\\n")
             """
-        let result = try Subprocess.run(python, ["-c", script], stdin: Array(input.utf8))
+        let result = try await Subprocess.run(python, ["-c", script], stdin: Array(input.utf8))
         #expect(result.status == 0, "python failed: \(result.stderrText)")
         let theirs = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(theirs.count == documents.count)

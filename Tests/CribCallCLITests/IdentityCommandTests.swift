@@ -5,15 +5,15 @@ import TestSupport
 
 @Suite("cribcall identity")
 struct IdentityCommandTests {
-    func identity(_ arguments: [String]) throws -> Subprocess.Result {
-        try Subprocess.run(try Subprocess.builtProduct("cribcall"), ["identity"] + arguments)
+    func identity(_ arguments: [String]) async throws -> Subprocess.Result {
+        try await Subprocess.run(try Subprocess.builtProduct("cribcall"), ["identity"] + arguments)
     }
 
     @Test("--json prints the public facts once; openssl accepts the certificate and agrees on the fingerprint")
-    func jsonOutputAcceptedByOpenSSL() throws {
+    func jsonOutputAcceptedByOpenSSL() async throws {
         let directory = try Subprocess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try identity(["--data-dir", directory.path, "--json"])
+        let first = try await identity(["--data-dir", directory.path, "--json"])
         #expect(first.status == 0, "stderr: \(first.stderrText)")
         let object = try JSONParser().parse(first.stdout)
         #expect(object["event"] == "identity")
@@ -26,18 +26,18 @@ struct IdentityCommandTests {
 
         let certificate = directory.appendingPathComponent("printed.pem")
         try Data(pem.utf8).write(to: certificate)
-        let text = try Subprocess.run("openssl", ["x509", "-in", certificate.path, "-noout", "-text"])
+        let text = try await Subprocess.run("openssl", ["x509", "-in", certificate.path, "-noout", "-text"])
         #expect(text.status == 0)
         #expect(text.stdoutText.contains("ED25519"))
         #expect(text.stdoutText.contains("URI:cribcall:\(deviceId)"))
-        let der = try Subprocess.run("openssl", ["x509", "-in", certificate.path, "-outform", "der"])
-        let sum = try Subprocess.run("sha256sum", [], stdin: der.stdout)
+        let der = try await Subprocess.run("openssl", ["x509", "-in", certificate.path, "-outform", "der"])
+        let sum = try await Subprocess.run("sha256sum", [], stdin: der.stdout)
         #expect(sum.stdoutText.hasPrefix(fingerprint))
-        let spki = try Subprocess.run("openssl", ["x509", "-in", certificate.path, "-noout", "-pubkey"])
-        let spkiDER = try Subprocess.run("openssl", ["pkey", "-pubin", "-outform", "der"], stdin: spki.stdout)
+        let spki = try await Subprocess.run("openssl", ["x509", "-in", certificate.path, "-noout", "-pubkey"])
+        let spkiDER = try await Subprocess.run("openssl", ["pkey", "-pubin", "-outform", "der"], stdin: spki.stdout)
         #expect(Data(spkiDER.stdout).base64EncodedString() == publicKey)
 
-        let second = try identity(["--data-dir", directory.path, "--json"])
+        let second = try await identity(["--data-dir", directory.path, "--json"])
         let again = try JSONParser().parse(second.stdout)
         #expect(again["created"] == false)
         #expect(again["deviceId"] == .string(deviceId))
@@ -45,10 +45,10 @@ struct IdentityCommandTests {
     }
 
     @Test("the text form shows the four facts")
-    func textOutput() throws {
+    func textOutput() async throws {
         let directory = try Subprocess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try identity(["--data-dir", directory.path])
+        let result = try await identity(["--data-dir", directory.path])
         #expect(result.status == 0)
         for label in ["deviceId:", "certFingerprint:", "publicKey:", "-----BEGIN CERTIFICATE-----"] {
             #expect(result.stdoutText.contains(label))
@@ -56,13 +56,13 @@ struct IdentityCommandTests {
     }
 
     @Test("a damaged identity file fails with its path and how to recover, and is not replaced")
-    func corruptIdentity() throws {
+    func corruptIdentity() async throws {
         let directory = try Subprocess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try identity(["--data-dir", directory.path]).status == 0)
+        #expect(try await identity(["--data-dir", directory.path]).status == 0)
         let file = directory.appendingPathComponent("identity.pem")
         try Data("garbage".utf8).write(to: file)
-        let result = try identity(["--data-dir", directory.path, "--json"])
+        let result = try await identity(["--data-dir", directory.path, "--json"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderrText.contains(file.path))

@@ -26,7 +26,9 @@ struct CribCallEndToEndTests {
             try await lan.expectZeroconfSees(ready)
 
             // The listener finds the monitor, not yet paired.
-            let scan = try network.run(network.b, lan.cribcall, ["scan", "--json", "--seconds", "4"] + lan.listenerData)
+            let scan = try await network.run(
+                network.b, lan.cribcall, ["scan", "--json", "--seconds", "4"] + lan.listenerData
+            )
             let found = scan.stdoutText.split(separator: "\n").compactMap { jsonObject(String($0)) }
             let entry = try #require(found.first { $0["monitorId"] as? String == ready.monitorId },
                                      "scan: \(scan.stdoutText) \(scan.stderrText)")
@@ -50,12 +52,16 @@ struct CribCallEndToEndTests {
             #expect(paired["listenerName"] as? String == "Dad's laptop")
 
             // Scanning again shows it paired.
-            let rescan = try network.run(network.b, lan.cribcall, ["scan", "--json", "--seconds", "3"] + lan.listenerData)
+            let rescan = try await network.run(
+                network.b, lan.cribcall, ["scan", "--json", "--seconds", "3"] + lan.listenerData
+            )
             #expect(rescan.stdoutText.split(separator: "\n").compactMap { jsonObject(String($0)) }
                 .contains { $0["monitorId"] as? String == ready.monitorId && $0["paired"] as? Bool == true },
                     "scan: \(rescan.stdoutText)")
 
-            try await lan.alertsSurviveOutageThenRevoke(monitor: monitor, listenerId: try #require(paired["listenerId"] as? String))
+            try await lan.alertsSurviveOutageThenRevoke(
+                monitor: monitor, listenerId: try #require(paired["listenerId"] as? String)
+            )
         }
     }
 
@@ -70,13 +76,15 @@ struct CribCallEndToEndTests {
             let qrText = try #require(qrLine.flatMap(jsonObject)?["text"] as? String, "monitor: \(monitor.output)")
 
             // No address given: the listener finds the monitor by the id in the code.
-            let pair = try network.run(network.b, lan.cribcall, ["pair", "--qr", qrText, "--name", "Mum's laptop"]
+            let pair = try await network.run(network.b, lan.cribcall, ["pair", "--qr", qrText, "--name", "Mum's laptop"]
                                         + lan.listenerData)
             #expect(pair.status == 0, "pair: \(pair.stdoutText) \(pair.stderrText)")
             let paired = try #require(await monitor.line { lan.event($0) == "paired" }.flatMap(jsonObject))
             #expect(paired["method"] as? String == "qr")
             #expect(paired["listenerName"] as? String == "Mum's laptop")
-            let listed = try network.run(network.b, lan.cribcall, ["monitors", "list", "--json"] + lan.listenerData)
+            let listed = try await network.run(
+                network.b, lan.cribcall, ["monitors", "list", "--json"] + lan.listenerData
+            )
             let stored = try #require(jsonObject(listed.stdoutText.split(separator: "\n").first.map(String.init) ?? ""))
             #expect(stored["monitorId"] as? String == ready.monitorId)
             // Whichever of the monitor's addresses mDNS resolved first: its IPv4 one or its IPv6 link-local one
@@ -88,12 +96,14 @@ struct CribCallEndToEndTests {
             // Someone who photographed the code later cannot use it: the token is spent.
             let intruderData = try Subprocess.temporaryDirectory("e2e-intruder")
             defer { try? FileManager.default.removeItem(at: intruderData) }
-            let replay = try network.run(network.b, lan.cribcall, ["pair", "--qr", qrText, "--name", "Intruder",
+            let replay = try await network.run(network.b, lan.cribcall, ["pair", "--qr", qrText, "--name", "Intruder",
                                                                    "--data-dir", intruderData.path])
             #expect(replay.status != 0, "a replayed QR code was accepted: \(replay.stdoutText)")
             #expect(await monitor.line(timeout: .seconds(5)) { lan.event($0) == "pairing_failed" } != nil)
 
-            try await lan.alertsSurviveOutageThenRevoke(monitor: monitor, listenerId: try #require(paired["listenerId"] as? String))
+            try await lan.alertsSurviveOutageThenRevoke(
+                monitor: monitor, listenerId: try #require(paired["listenerId"] as? String)
+            )
         }
     }
 }
@@ -333,12 +343,12 @@ struct TwoHouseholdDevices {
 
         // The link goes down for 20 s.
         let seqsBefore = Set(monitorSeqs(monitor))
-        try network.setLink(up: false)
+        try await network.setLink(up: false)
         let down = ContinuousClock.now
         let lost = await listener.line(timeout: .seconds(19)) { event($0) == "link_lost" }
         #expect(lost != nil, "no link_lost during the outage: \(listener.output)")
         try await Task.sleep(until: down + .seconds(20))
-        try network.setLink(up: true)
+        try await network.setLink(up: true)
         let during = Set(monitorSeqs(monitor)).subtracting(seqsBefore)
         #expect(!during.isEmpty, "the monitor detected nothing during the outage: \(monitor.output)")
         #expect(await listener.line(timeout: .seconds(40)) { event($0) == "link_restored" } != nil,
@@ -361,7 +371,7 @@ struct TwoHouseholdDevices {
         }
 
         // Revoked on the monitor (another terminal, same data directory): the listener is told and stops.
-        let revoke = try Subprocess.run(cribcall, ["listeners", "revoke", listenerId] + monitorData)
+        let revoke = try await Subprocess.run(cribcall, ["listeners", "revoke", listenerId] + monitorData)
         #expect(revoke.status == 0, "revoke: \(revoke.stderrText)")
         let unauthorized = await listener.line(timeout: .seconds(5)) { event($0) == "unauthorized" }
         #expect(unauthorized != nil, "listen: \(listener.output) \(listener.errorOutput)")

@@ -40,12 +40,12 @@ enum SRTPWireCheck {
     }
 
     /// Analyses a synthetic capture (`--replay`).
-    static func replay(_ capture: SyntheticCapture, excludingPorts ports: [Int] = []) throws -> [String: Any] {
+    static func replay(_ capture: SyntheticCapture, excludingPorts ports: [Int] = []) async throws -> [String: Any] {
         let directory = try Subprocess.temporaryDirectory("wire-check")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("capture.json")
         try capture.json().write(to: file)
-        let result = try Subprocess.run(try python(), [script, "--replay", file.path]
+        let result = try await Subprocess.run(try python(), [script, "--replay", file.path]
                                             + ports.flatMap { ["--exclude-port", String($0)] })
         #expect(result.status == 0, "srtp_wire_check.py: \(result.stderrText)")
         return try summary(result.stdoutText.split(separator: "\n").map(String.init), result.stderrText)
@@ -190,8 +190,8 @@ struct SyntheticCapture {
 @Suite
 struct SRTPWireCheckTests {
     @Test("SRTP-shaped RTP and SRTCP after a DTLS-SRTP handshake are judged encrypted")
-    func encryptedCall() throws {
-        let summary = try SRTPWireCheck.replay(SyntheticCapture(), excludingPorts: [SyntheticCapture.controlPort])
+    func encryptedCall() async throws {
+        let summary = try await SRTPWireCheck.replay(SyntheticCapture(), excludingPorts: [SyntheticCapture.controlPort])
         #expect(summary["encrypted"] as? Bool == true, "\(summary)")
         #expect((summary["failures"] as? [String])?.isEmpty == true, "\(summary)")
         #expect(summary["excludedPackets"] as? Int == 3)
@@ -209,8 +209,8 @@ struct SRTPWireCheckTests {
     }
 
     @Test("plain Opus RTP (constant TOC byte) and plain RTCP are judged NOT encrypted, handshake or not")
-    func plainCall() throws {
-        let summary = try SRTPWireCheck.replay(SyntheticCapture(encryptedRTP: false, encryptedRTCP: false),
+    func plainCall() async throws {
+        let summary = try await SRTPWireCheck.replay(SyntheticCapture(encryptedRTP: false, encryptedRTCP: false),
                                                excludingPorts: [SyntheticCapture.controlPort])
         #expect(summary["encrypted"] as? Bool == false, "\(summary)")
         // The handshake is there; the payloads and RTCP give the plain stream away.
@@ -228,17 +228,17 @@ struct SRTPWireCheckTests {
     }
 
     @Test("each check alone catches a plain part: plain RTCP beside SRTP, plain RTP beside SRTCP, no handshake")
-    func partlyPlainCalls() throws {
-        let plainRTCP = try SRTPWireCheck.replay(SyntheticCapture(encryptedRTCP: false))
+    func partlyPlainCalls() async throws {
+        let plainRTCP = try await SRTPWireCheck.replay(SyntheticCapture(encryptedRTCP: false))
         #expect(plainRTCP["encrypted"] as? Bool == false, "\(plainRTCP)")
         #expect(plainRTCP["rtcpPlain"] as? Int == 10)
 
-        let plainRTP = try SRTPWireCheck.replay(SyntheticCapture(encryptedRTP: false))
+        let plainRTP = try await SRTPWireCheck.replay(SyntheticCapture(encryptedRTP: false))
         #expect(plainRTP["encrypted"] as? Bool == false, "\(plainRTP)")
         #expect(plainRTP["srtcp"] as? Int == 10)
         #expect(plainRTP["rtpDistinctFirstBytes"] as? Int == 1)
 
-        let noHandshake = try SRTPWireCheck.replay(SyntheticCapture(handshake: false))
+        let noHandshake = try await SRTPWireCheck.replay(SyntheticCapture(handshake: false))
         #expect(noHandshake["encrypted"] as? Bool == false, "\(noHandshake)")
         #expect(noHandshake["dtlsHandshakeBeforeFirstRtp"] as? Bool == false)
         // Without the control port excluded, QUIC's short-header packet is "other", never RTP.

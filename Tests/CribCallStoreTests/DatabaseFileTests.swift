@@ -16,15 +16,15 @@ struct DatabaseFileTests {
     }
 
     @Test("the database file is created with mode 0600 in WAL mode, and so are its -wal and -shm files")
-    func fileMode() throws {
-        try StoreFixtures.withDirectory { directory in
+    func fileMode() async throws {
+        try await StoreFixtures.withDirectory { directory in
             let database = try CribCallDatabase(directory: directory)
             try database.trustListener(StoreFixtures.listener("L1", byte: 1), at: StoreFixtures.date(0))
             #expect(try mode(path(directory)) == 0o600)
             for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path(directory) + suffix) {
                 #expect(try mode(path(directory) + suffix) == 0o600)
             }
-            #expect(try TestSQLite.query(path(directory), "PRAGMA journal_mode") == "wal")
+            #expect(try await TestSQLite.query(path(directory), "PRAGMA journal_mode") == "wal")
         }
     }
 
@@ -45,30 +45,32 @@ struct DatabaseFileTests {
     }
 
     @Test("the v1 schema has the specified tables and columns, and reopening does not migrate again")
-    func schemaAndIdempotentMigration() throws {
-        try StoreFixtures.withDirectory { directory in
+    func schemaAndIdempotentMigration() async throws {
+        try await StoreFixtures.withDirectory { directory in
             do {
                 let database = try CribCallDatabase(directory: directory)
                 try database.trustListener(StoreFixtures.listener("L1", byte: 1), at: StoreFixtures.date(0))
             }
             let file = path(directory)
-            #expect(try TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1")
-            let tables = try TestSQLite.query(
+            #expect(try await TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1")
+            let tables = try await TestSQLite.query(
                 file,
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
                     + "AND name NOT LIKE 'grdb_%' ORDER BY name"
             )
             #expect(tables == "noiseEvent\nsetting\ntrustedListener\ntrustedMonitor")
-            let columns = try TestSQLite.query(
+            let columns = try await TestSQLite.query(
                 file, "SELECT group_concat(name, ',') FROM pragma_table_info('trustedMonitor')"
             )
             #expect(columns == "monitorId,name,fingerprint,lastKnownHost,lastKnownPort,lastSeq,createdAt")
-            let autoincrement = try TestSQLite.query(file, "SELECT sql FROM sqlite_master WHERE name = 'noiseEvent'")
+            let autoincrement = try await TestSQLite.query(
+                file, "SELECT sql FROM sqlite_master WHERE name = 'noiseEvent'"
+            )
             #expect(autoincrement.contains("seq INTEGER PRIMARY KEY AUTOINCREMENT"))
 
             let reopened = try CribCallDatabase(directory: directory)
             let again = try CribCallDatabase(directory: directory)
-            #expect(try TestSQLite.query(file, "SELECT count(*) FROM grdb_migrations") == "1")
+            #expect(try await TestSQLite.query(file, "SELECT count(*) FROM grdb_migrations") == "1")
             #expect(try reopened.trustedListeners().map(\.listenerId) == ["L1"])
             #expect(try again.trustedListeners().map(\.listenerId) == ["L1"])
         }

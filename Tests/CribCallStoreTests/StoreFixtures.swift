@@ -28,4 +28,11 @@ enum StoreFixtures {
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
         return try body(directory)
     }
+
+    static func withDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+        let directory = try Subprocess.temporaryDirectory("cribcall-store")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        return try await body(directory)
+    }
 }

@@ -61,8 +61,8 @@ struct TrustedListenerTests {
     }
 
     @Test("fingerprints are stored as 64 lowercase hex characters")
-    func fingerprintColumnIsHex() throws {
-        try StoreFixtures.withDirectory { directory in
+    func fingerprintColumnIsHex() async throws {
+        try await StoreFixtures.withDirectory { directory in
             let database = try CribCallDatabase(directory: directory)
             var bytes = [UInt8](repeating: 0xAB, count: 32)
             bytes[0] = 0x0F
@@ -71,7 +71,7 @@ struct TrustedListenerTests {
             )
             try database.trustListener(listener, at: StoreFixtures.date(0))
             let file = directory.appendingPathComponent(CribCallDatabase.fileName).path
-            let result = try TestSQLite.query(file, "SELECT fingerprint FROM trustedListener")
+            let result = try await TestSQLite.query(file, "SELECT fingerprint FROM trustedListener")
             #expect(result == "0f" + String(repeating: "ab", count: 31))
         }
     }

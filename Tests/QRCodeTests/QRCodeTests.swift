@@ -8,13 +8,13 @@ struct QRCodeTests {
     static let payload = #"{"monitorCertFingerprint":"9e3ddbe404de4780bfb9ba89015dac49a33875f9065fb5264e111da85e43163e","monitorId":"5d24d511-413f-49b4-9c10-497df3c8af53","monitorName":"Nursery ☾","pairingToken":"q8Zk1X0b2yM3nRk9pQ7wVg","service":{"defaultPort":48080,"protocol":"baby-monitor","version":1},"type":"monitor_pair_v1"}"#
 
     @Test("the PNG decodes back to exactly the pairing payload (zbarimg, an independent decoder)")
-    func pngDecodes() throws {
+    func pngDecodes() async throws {
         let matrix = try QRCodeEncoder.encode(Self.payload)
         let directory = try Subprocess.temporaryDirectory("qr")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("pair.png")
         try Data(matrix.png()).write(to: file)
-        let decoded = try Subprocess.run("zbarimg", ["--raw", "-q", "-Sbinary", file.path])
+        let decoded = try await Subprocess.run("zbarimg", ["--raw", "-q", "-Sbinary", file.path])
         #expect(decoded.status == 0, "zbarimg: \(decoded.stderrText)")
         #expect(decoded.stdout.starts(with: Array(Self.payload.utf8)))
     }

@@ -10,7 +10,7 @@ import TestSupport
 struct QUICLossTests {
     @Test("a connection completes and exchanges 1,000 frames with 20 % of packets dropped each way")
     func thousandFramesUnderLoss() async throws {
-        let namespaces = try NetworkNamespaces(lossPercent: 20)
+        let namespaces = try await NetworkNamespaces(lossPercent: 20)
         defer { namespaces.remove() }
         let probe = try Subprocess.builtProduct("quic-probe")
         let server = try BackgroundProcess("ip", ["netns", "exec", namespaces.server, probe, "server",
@@ -29,7 +29,7 @@ struct QUICLossTests {
         #expect(status == 0, "client: \(client.output) \(client.errorOutput)")
         let result = client.output.first { $0.contains(#""event":"result""#) }
         #expect(result?.contains(#""frames":1000"#) == true, "\(client.output)")
-        let dropped = namespaces.droppedPackets()
+        let dropped = await namespaces.droppedPackets()
         #expect(dropped > 100, "the loss rules must really have dropped packets (dropped \(dropped))")
         await server.stop()
         print("loss test: \(result ?? "-"), packets dropped by the loss rules: \(dropped)")
@@ -57,7 +57,7 @@ struct NetworkNamespaces {
         return false
     }
 
-    init(lossPercent: Int) throws {
+    init(lossPercent: Int) async throws {
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         server = "cc-s-\(tag)"
         client = "cc-c-\(tag)"
@@ -80,7 +80,7 @@ struct NetworkNamespaces {
             ["ip", "-n", client, "link", "set", "lo", "up"],
         ]
         for step in steps {
-            let result = try Subprocess.run(step[0], Array(step.dropFirst()))
+            let result = try await Subprocess.run(step[0], Array(step.dropFirst()))
             guard result.status == 0 else {
                 Self.remove(server, client)
                 throw SetupError(description: "\(step.joined(separator: " ")): \(result.stderrText)")
@@ -95,7 +95,9 @@ struct NetworkNamespaces {
             }
             """
         for namespace in [server, client] {
-            let result = try Subprocess.run("ip", ["netns", "exec", namespace, "nft", "-f", "-"], stdin: Array(rules.utf8))
+            let result = try await Subprocess.run(
+                "ip", ["netns", "exec", namespace, "nft", "-f", "-"], stdin: Array(rules.utf8)
+            )
             guard result.status == 0 else {
                 Self.remove(server, client)
                 throw SetupError(description: "nft in \(namespace): \(result.stderrText)")
@@ -104,22 +106,25 @@ struct NetworkNamespaces {
     }
 
     /// Packets the loss rules dropped in both namespaces.
-    func droppedPackets() -> Int {
-        [server, client].reduce(0) { total, namespace in
-            let listing = (try? Subprocess.run("ip", ["netns", "exec", namespace, "nft", "list", "ruleset"]))?.stdoutText ?? ""
-            let count = listing.components(separatedBy: "counter packets ").dropFirst().first?
+    func droppedPackets() async -> Int {
+        var total = 0
+        for namespace in [server, client] {
+            let listing = (try? await Subprocess.run("ip", ["netns", "exec", namespace, "nft", "list", "ruleset"]))?
+                .stdoutText ?? ""
+            total += listing.components(separatedBy: "counter packets ").dropFirst().first?
                 .split(separator: " ").first.flatMap { Int($0) } ?? 0
-            return total + count
         }
+        return total
     }
 
     func remove() {
         Self.remove(server, client)
     }
 
+    /// Blocking (it runs from `defer`): two quick `ip netns del`.
     static func remove(_ namespaces: String...) {
         for namespace in namespaces {
-            _ = try? Subprocess.run("ip", ["netns", "del", namespace])
+            _ = try? Subprocess.runBlocking("ip", ["netns", "del", namespace])
         }
     }
 }

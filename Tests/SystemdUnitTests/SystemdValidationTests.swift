@@ -10,14 +10,14 @@ import Glibc
 
 /// The generated units checked by systemd itself: `systemd-analyze verify --user`, and the user manager's own
 /// parser (`systemd --user --test`) for the exact argv it would run.
-@Suite("systemd validation", .serialized)  // each test waits synchronously for systemd tools
+@Suite("systemd validation")
 struct SystemdValidationTests {
     /// Arguments that exercise every quoting rule (newlines are covered by the table test: systemd's dump prints
     /// them raw, which this test's line-based reading cannot take apart).
     static let trickyName = "Ana's \"Baby\" room 100% $HOME ${X} C:\\dir ; bébé"
 
     @Test("systemd-analyze verify --user accepts both generated units with no warning")
-    func verifyAccepts() throws {
+    func verifyAccepts() async throws {
         guard let analyze = SystemdTools.analyze(for: "verifyAccepts") else { return }
         let sandbox = try SystemdSandbox()
         defer { sandbox.remove() }
@@ -27,7 +27,7 @@ struct SystemdValidationTests {
                 name: Self.trickyName, audioSource: role == .monitor ? "test:cry" : nil,
                 port: role == .monitor ? 48081 : nil))
             let path = try sandbox.write(try unit.rendered(), named: unit.name)
-            let result = try sandbox.verify(analyze, path)
+            let result = try await sandbox.verify(analyze, path)
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stderrText.isEmpty, "systemd-analyze warned about \(unit.name): \(result.stderrText)")
         }
@@ -39,7 +39,7 @@ struct SystemdValidationTests {
         ("RestartSec=5", "RestartSec=5\nPrivateTmpp=yes", false),
         ("ExecStart=", "ExecStart=/nonexistent/cribcall ", true),
     ])
-    func verifyRejects(original: String, replacement: String, fails: Bool) throws {
+    func verifyRejects(original: String, replacement: String, fails: Bool) async throws {
         guard let analyze = SystemdTools.analyze(for: "verifyRejects") else { return }
         let sandbox = try SystemdSandbox()
         defer { sandbox.remove() }
@@ -48,13 +48,13 @@ struct SystemdValidationTests {
         let text = try unit.rendered()
         #expect(text.contains(original))
         let broken = text.replacingOccurrences(of: original, with: replacement)
-        let result = try sandbox.verify(analyze, try sandbox.write(broken, named: unit.name))
+        let result = try await sandbox.verify(analyze, try sandbox.write(broken, named: unit.name))
         #expect(!result.stderrText.isEmpty)
         #expect((result.status != 0) == fails, "\(result.stderrText)")
     }
 
     @Test("the user manager parses ExecStart= back into exactly the arguments given")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         guard let manager = SystemdTools.manager(for: "roundTrip") else { return }
         let sandbox = try SystemdSandbox()
         defer { sandbox.remove() }
@@ -64,7 +64,7 @@ struct SystemdValidationTests {
         let unit = try CribCallServiceUnit.unit(.monitor, settings)
         let units = sandbox.root.appendingPathComponent("config/systemd/user")
         try UnitFileInstaller.install(try unit.rendered(), named: unit.name, in: units, force: false)
-        let result = try sandbox.dump(manager, unit: unit.name)
+        let result = try await sandbox.dump(manager, unit: unit.name)
         let line = try #require(SystemdTools.commandLine(of: unit.name, in: result.stdoutText),
                                 "no ExecStart in the dump: \(result.stderrText)")
         // The dump shows argv after unquoting and specifier expansion, before variable expansion at exec time.
@@ -98,14 +98,14 @@ private struct SystemdSandbox {
     }
 
     /// `systemd-analyze verify --user` needs a runtime directory to set up its (offline) user manager.
-    func verify(_ analyze: String, _ path: String) throws -> Subprocess.Result {
-        try Subprocess.run(analyze, ["verify", "--user", "--man=no", path],
+    func verify(_ analyze: String, _ path: String) async throws -> Subprocess.Result {
+        try await Subprocess.run(analyze, ["verify", "--user", "--man=no", path],
                            environment: ["XDG_RUNTIME_DIR": runtime.path, "SYSTEMD_PAGER": ""])
     }
 
     /// `systemd --user --test` loads the user's units and dumps them. It refuses to run as root, so as root it runs
     /// as `nobody` (the sandbox is world-readable, the runtime directory is given to nobody).
-    func dump(_ manager: String, unit: String) throws -> Subprocess.Result {
+    func dump(_ manager: String, unit: String) async throws -> Subprocess.Result {
         let environment = [
             "HOME": root.path, "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,
             "XDG_RUNTIME_DIR": runtime.path,
@@ -115,11 +115,11 @@ private struct SystemdSandbox {
             let nobody = getpwnam("nobody")
             guard let nobody else { throw PeerFailure("no user 'nobody' to run the user manager as") }
             _ = chown(runtime.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
-            return try Subprocess.run(
+            return try await Subprocess.run(
                 "setpriv", ["--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)", "--clear-groups",
                             manager] + arguments, environment: environment)
         }
-        return try Subprocess.run(manager, arguments, environment: environment)
+        return try await Subprocess.run(manager, arguments, environment: environment)
     }
 
     func remove() {

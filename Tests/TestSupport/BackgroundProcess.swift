@@ -123,6 +123,19 @@ public final class BackgroundProcess: @unchecked Sendable {
         return output.first(where: predicate)
     }
 
+    /// Waits until what the program printed on stderr contains `text` (a log line written on another thread of the
+    /// program may trail what the program did).
+    /// - Returns: Whether it did before `timeout` or the program's exit.
+    public func errorOutput(contains text: String, timeout: Duration = .seconds(15)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, status == nil {
+            if errorOutput.contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        return errorOutput.contains(text)
+    }
+
     /// Waits until the program exits by itself.
     /// - Returns: Its exit status, or nil after `timeout` (the program is then killed).
     @discardableResult

@@ -53,10 +53,19 @@ public final class LocalPostgres: Sendable {
 
     // MARK: - The shared server
 
-    private static let sharedServer = Task<LocalPostgres, any Error>.detached {
-        let server = try LocalPostgres.start()
-        LocalPostgres.registerForExit(server)
-        return server
+    private static let sharedServer = Task<LocalPostgres, any Error> {
+        // initdb and the wait for the server take seconds: on a thread of their own, not the concurrency pool's.
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let server = try LocalPostgres.start()
+                        LocalPostgres.registerForExit(server)
+                        return server
+                    }
+                )
+            }
+        }
     }
 
     /// The test process's server, started on first use and stopped when the process exits.
@@ -93,8 +102,9 @@ public final class LocalPostgres: Sendable {
         )
     }
 
-    /// Starts a new server (the caller stops it with ``stop()``).
-    public static func start() throws -> LocalPostgres {
+    /// Starts a new server (the caller stops it with ``stop()``), blocking the calling thread: call it outside the
+    /// concurrency pool.
+    private static func start() throws -> LocalPostgres {
         let binaries = try findBinaries()
         removeServersOfDeadProcesses(binaries: binaries)
         var runAsUser: String?
@@ -117,7 +127,7 @@ public final class LocalPostgres: Sendable {
         // Who owns this server: a later run stops it if this process dies without its exit handler (a crash).
         try? "\(getpid())\n".write(toFile: "/tmp/\(ownerFile(directory))", atomically: true, encoding: .utf8)
         if let runAsUser {
-            let chown = try Subprocess.run("/bin/chown", ["\(runAsUser):", directory])
+            let chown = try Subprocess.runBlocking("/bin/chown", ["\(runAsUser):", directory])
             guard chown.status == 0 else {
                 throw Unavailable(description: "chown \(runAsUser) \(directory) failed: \(chown.stderrText)")
             }
@@ -187,7 +197,7 @@ public final class LocalPostgres: Sendable {
     private func waitUntilReady() -> Bool {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, server.status == nil {
-            let probe = try? Subprocess.run(
+            let probe = try? Subprocess.runBlocking(
                 "\(binaries)/pg_isready",
                 ["-q", "-h", directory, "-p", "\(port)", "-U", "postgres", "-d", "postgres"]
             )
@@ -197,8 +207,8 @@ public final class LocalPostgres: Sendable {
         return false
     }
 
-    /// Stops the server at once and removes its directory.
-    public func stop() {
+    /// Stops the server at once and removes its directory (blocking: from the exit handler).
+    private func stop() {
         stop(removing: true)
     }
 
@@ -219,10 +229,10 @@ public final class LocalPostgres: Sendable {
     // MARK: - Databases
 
     /// Creates a fresh, empty database named after `prefix` plus a random suffix.
-    public func createDatabase(_ prefix: String = "test") throws -> Database {
+    public func createDatabase(_ prefix: String = "test") async throws -> Database {
         let safe = prefix.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
         let name = "db_\(safe.prefix(40))_\(String(UInt32.random(in: 0..<UInt32.max), radix: 16))"
-        try psql("CREATE DATABASE \(name) TEMPLATE template0 ENCODING 'UTF8'")
+        try await psql("CREATE DATABASE \(name) TEMPLATE template0 ENCODING 'UTF8'")
         let socketDirectory = directory.replacingOccurrences(of: "/", with: "%2F")
         return Database(
             name: name,
@@ -233,8 +243,8 @@ public final class LocalPostgres: Sendable {
 
     /// Runs SQL with `psql` over the socket; throws with psql's message when it fails.
     @discardableResult
-    public func psql(_ sql: String, database: String = "postgres") throws -> String {
-        let result = try Subprocess.run(
+    public func psql(_ sql: String, database: String = "postgres") async throws -> String {
+        let result = try await Subprocess.run(
             "\(binaries)/psql",
             ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", "\(port)", "-U", "postgres",
              "-d", database, "-c", sql]
@@ -246,7 +256,7 @@ public final class LocalPostgres: Sendable {
     }
 
     private static func run(_ user: String?, _ program: String, _ arguments: [String]) throws -> Subprocess.Result {
-        guard let user else { return try Subprocess.run(program, arguments) }
-        return try Subprocess.run("runuser", ["-u", user, "--", program] + arguments)
+        guard let user else { return try Subprocess.runBlocking(program, arguments) }
+        return try Subprocess.runBlocking("runuser", ["-u", user, "--", program] + arguments)
     }
 }

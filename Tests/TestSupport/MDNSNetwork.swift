@@ -57,7 +57,7 @@ public final class MDNSNetwork: Sendable {
         let network = MDNSNetwork(tag: tag, directory: try Subprocess.temporaryDirectory("mdns"))
         var daemons: [BackgroundProcess] = []
         do {
-            try network.createNamespaces()
+            try await network.createNamespaces()
             for name in ["a", "b"] where (busIn ?? avahiIn).union(avahiIn).contains(name) {
                 daemons.append(try await network.startBus(name == "a" ? network.a : network.b))
             }
@@ -68,11 +68,11 @@ public final class MDNSNetwork: Sendable {
             try await body(network)
         } catch {
             for daemon in daemons.reversed() { await daemon.stop() }
-            network.destroy()
+            await network.destroy()
             throw error
         }
         for daemon in daemons.reversed() { await daemon.stop() }
-        network.destroy()
+        await network.destroy()
     }
 
     public struct SetupError: Error, CustomStringConvertible {
@@ -80,33 +80,33 @@ public final class MDNSNetwork: Sendable {
         public init(description: String) { self.description = description }
     }
 
-    private func ip(_ arguments: String...) throws {
-        let result = try Subprocess.run("ip", arguments)
+    private func ip(_ arguments: String...) async throws {
+        let result = try await Subprocess.run("ip", arguments)
         guard result.status == 0 else {
             throw SetupError(description: "ip \(arguments.joined(separator: " ")) failed: \(result.stderrText)")
         }
     }
 
-    private func createNamespaces() throws {
-        try ip("netns", "add", a)
-        try ip("netns", "add", b)
+    private func createNamespaces() async throws {
+        try await ip("netns", "add", a)
+        try await ip("netns", "add", b)
         // The veth ends are named after their namespaces.
-        try ip("link", "add", a, "netns", a, "type", "veth", "peer", "name", b, "netns", b)
-        try ip("-n", a, "addr", "add", "\(Self.addressA)/24", "dev", a)
-        try ip("-n", b, "addr", "add", "\(Self.addressB)/24", "dev", b)
+        try await ip("link", "add", a, "netns", a, "type", "veth", "peer", "name", b, "netns", b)
+        try await ip("-n", a, "addr", "add", "\(Self.addressA)/24", "dev", a)
+        try await ip("-n", b, "addr", "add", "\(Self.addressB)/24", "dev", b)
         for namespace in [a, b] {
-            try ip("-n", namespace, "link", "set", "lo", "up")
-            try ip("-n", namespace, "link", "set", namespace, "up")
+            try await ip("-n", namespace, "link", "set", "lo", "up")
+            try await ip("-n", namespace, "link", "set", namespace, "up")
         }
     }
 
-    private func destroy() {
+    private func destroy() async {
         for namespace in [a, b] {
             // Whatever still runs in the namespace (a daemon that outlived its stop, a program a failed test left
             // behind) goes with it.
-            let pids = (try? Subprocess.run("ip", ["netns", "pids", namespace]))?.stdoutText ?? ""
+            let pids = (try? await Subprocess.run("ip", ["netns", "pids", namespace]))?.stdoutText ?? ""
             for pid in pids.split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
-            _ = try? Subprocess.run("ip", ["netns", "del", namespace])
+            _ = try? await Subprocess.run("ip", ["netns", "del", namespace])
         }
         try? FileManager.default.removeItem(at: directory)
     }
@@ -185,9 +185,9 @@ public final class MDNSNetwork: Sendable {
     }
 
     /// Takes the link between the two hosts down (both veth ends lose carrier) or brings it back up.
-    public func setLink(up: Bool) throws {
+    public func setLink(up: Bool) async throws {
         for namespace in [a, b] {
-            try ip("-n", namespace, "link", "set", namespace, up ? "up" : "down")
+            try await ip("-n", namespace, "link", "set", namespace, up ? "up" : "down")
         }
     }
 
@@ -206,8 +206,12 @@ public final class MDNSNetwork: Sendable {
     }
 
     /// Runs `executable` in `namespace` to completion (see ``start(_:_:_:acceptsInput:)``).
-    public func run(_ namespace: String, _ executable: String, _ arguments: [String]) throws -> Subprocess.Result {
-        try Subprocess.run(
+    public func run(
+        _ namespace: String,
+        _ executable: String,
+        _ arguments: [String]
+    ) async throws -> Subprocess.Result {
+        try await Subprocess.run(
             "ip", ["netns", "exec", namespace, try Subprocess.resolve(executable)] + arguments,
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace), "AVAHI_COMPAT_NOWARN": "1"]
         )

@@ -21,13 +21,35 @@ public enum Subprocess {
         public var description: String
     }
 
-    /// Runs a program with arguments and optional stdin, and waits for it.
+    /// Runs a program with arguments and optional stdin, and waits for it on a thread of its own.
+    ///
+    /// The wait never holds a thread of the concurrency pool: on a 2-core machine the pool has two threads, and
+    /// tests waiting synchronously for programs (psql, openssl, ip) starved every other test of them.
     /// - Parameters:
     ///   - executable: An absolute path, or a name looked up on PATH.
     ///   - arguments: The arguments.
     ///   - stdin: Bytes written to the program's standard input, then closed.
     ///   - environment: Extra environment variables.
     public static func run(
+        _ executable: String,
+        _ arguments: [String] = [],
+        stdin: [UInt8] = [],
+        environment: [String: String] = [:]
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Swift.Result {
+                        try runBlocking(executable, arguments, stdin: stdin, environment: environment)
+                    }
+                )
+            }
+        }
+    }
+
+    /// ``run(_:_:stdin:environment:)`` blocking the calling thread: only for code that runs outside the
+    /// concurrency pool (exit handlers, threads of its own).
+    public static func runBlocking(
         _ executable: String,
         _ arguments: [String] = [],
         stdin: [UInt8] = [],
