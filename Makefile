@@ -71,15 +71,9 @@ $(VENV)/.installed: Makefile
 build: check-swift
 	$(SWIFT) build
 
-# Three runs: the BeMyEars suites start PostgreSQL clusters, server processes and browsers, whose load starves the
-# timing-sensitive media and capture tests on a 2-core machine, and the browsers slow the PostgreSQL bus tests;
-# each run is still parallel inside.
-HEAVY_SUITES := BeMyEarsPostgresTests|BeMyEarsServerTests
 test: deps-test
 	$(SWIFT) build --build-tests
-	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build --skip '$(HEAVY_SUITES)'
-	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build --filter BeMyEarsServerTests
-	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build --filter BeMyEarsPostgresTests
+	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build
 
 demo: deps-demo
 	$(SWIFT) build -c release --product cribcall

@@ -21,7 +21,9 @@ struct QUICFlowControlTests {
     func idleTimeout() async throws {
         var configuration = QUICConfiguration()
         configuration.idleTimeout = .milliseconds(600)
-        let quic = try await QUICListener.bind(host: "127.0.0.1", port: 0, identity: monitor, configuration: configuration)
+        let quic = try await QUICListener.bind(
+            host: "127.0.0.1", port: 0, identity: monitor, configuration: configuration
+        )
         let accepted = Task { () -> (any ControlConnection)? in
             for await connection in quic.connections { return connection }
             return nil
@@ -55,6 +57,11 @@ struct QUICFlowControlTests {
         }
         // The server does not read yet. Wait until the sender stops making progress.
         let serverSide = try #require(await accepted.value)
+        // First the sender gets going (on a loaded machine its task may start late), then it must come to a halt.
+        let started = ContinuousClock.now
+        while sent.value == 0, ContinuousClock.now - started < .seconds(30) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         var last = -1
         while sent.value != last {
             last = sent.value
