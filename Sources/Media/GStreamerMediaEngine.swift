@@ -1,7 +1,6 @@
 public import AudioCapture
 public import CribCallProtocol
 public import DeviceIdentity
-public import Foundation
 public import StreamMedia
 
 /// WebRTC peers on GStreamer 1.22's webrtcbin: Opus senders for the monitor, receivers for the listener
@@ -23,9 +22,9 @@ public final class GStreamerMediaEngine: MediaEngine {
     public enum ReceiverOutput: Sendable, Hashable {
         /// Plays it on the default output (`autoaudiosink`).
         case play
-        /// Writes it to `<directory>/<sessionId>.wav` (16-bit mono 48 kHz; characters other than letters,
-        /// digits, `-` and `_` in the session id become `_`). The file is complete once the peer has ended.
-        case record(directory: URL)
+        /// Records each stream to a file of ``RecordingFiles`` (WAV audio, or Matroska audio and video as
+        /// received). A file is complete once its peer has ended.
+        case record(RecordingFiles)
         /// Decodes and drops it (tests, benchmarks).
         case discard
         /// Hands the decoded audio (48 kHz mono `Float`) to a handler at the moment a speaker would play it: the
@@ -198,17 +197,5 @@ public final class GStreamerMediaEngine: MediaEngine {
             sessionId: sessionId,
             configuration: configuration
         )
-    }
-
-    /// Where ``ReceiverOutput/record(directory:)`` writes the audio of a session.
-    public static func recordingURL(directory: URL, sessionId: String) -> URL {
-        let safe = String(
-            sessionId.unicodeScalars.map { scalar -> Character in
-                let allowed = scalar.isASCII
-                    && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
-                return allowed ? Character(scalar) : "_"
-            }
-        )
-        return directory.appendingPathComponent((safe.isEmpty ? "stream" : safe) + ".wav")
     }
 }

@@ -38,6 +38,8 @@ enum MediaRuntime {
         "rtpopuspay": "gstreamer1.0-plugins-good",
         "rtpopusdepay": "gstreamer1.0-plugins-good",
         "wavenc": "gstreamer1.0-plugins-good",
+        "matroskamux": "gstreamer1.0-plugins-good",
+        "tee": "libgstreamer1.0-0",
         "autoaudiosrc": "gstreamer1.0-plugins-good",
         "autoaudiosink": "gstreamer1.0-plugins-good",
         "pulsesrc": "gstreamer1.0-pulseaudio",

@@ -79,9 +79,10 @@ final class WebRTCPipeline: @unchecked Sendable {
         var flowing = false
         /// The dtlssrtpdec elements (one with max-bundle), with a reference each; released in the teardown.
         var dtlsDecoders: [ObjectReference<GstElement>] = []
-        /// Receiver recording: the pad feeding the recording branch and the branch's first sink pad (references).
-        var recordingFeed: (source: ObjectReference<GstPad>, branch: ObjectReference<GstPad>)?
-        var recordingFinished = false
+        /// A recording receiver's branches (WebRTCPipeline+Recording.swift).
+        var recording = Recording()
+        /// Whether a receiver has built its audio decoding branch.
+        var decodingAudio = false
         /// Whether a receiver has built its video decoding branch.
         var decodingVideo = false
         /// A video sender's weak-link statistics and downscale (WebRTCPipeline+Video.swift).
@@ -196,18 +197,12 @@ final class WebRTCPipeline: @unchecked Sendable {
         gst_element_set_state(pipeline, GST_STATE_NULL)
         // Queued messages reference elements (whose callbacks retain `self`): drop them, and later posts too.
         gst_bus_set_flushing(bus, 1)
-        let held = state.withLock { state in
-            defer {
-                state.dtlsDecoders = []
-                state.recordingFeed = nil
-            }
-            return (state.dtlsDecoders, state.recordingFeed)
+        let decoders = state.withLock { state in
+            defer { state.dtlsDecoders = [] }
+            return state.dtlsDecoders
         }
-        for decoder in held.0 { gst_object_unref(UnsafeMutableRawPointer(decoder.pointer)) }
-        if let feed = held.1 {
-            gst_object_unref(UnsafeMutableRawPointer(feed.source.pointer))
-            gst_object_unref(UnsafeMutableRawPointer(feed.branch.pointer))
-        }
+        for decoder in decoders { gst_object_unref(UnsafeMutableRawPointer(decoder.pointer)) }
+        releaseRecording()
         // The last reference: finalises every element, which releases the callbacks' retains of `self`.
         gst_object_unref(pipeline)
         if let reason {
@@ -316,7 +311,8 @@ final class WebRTCPipeline: @unchecked Sendable {
         let head = ["rtpopusdepay", "opusdec", "audioconvert", "audioresample", "fakesink"]
         switch output {
         case .play: return head + ["autoaudiosink"]
-        case .record: return head + ["capsfilter", "wavenc", "filesink"]
+        case .record(let files) where files.format == .wav: return head + ["capsfilter", "wavenc", "filesink"]
+        case .record: return head + ["tee", "queue", "matroskamux", "filesink"]
         case .discard: return head
         case .samples: return head + ["capsfilter", "appsink"]
         }
@@ -717,6 +713,7 @@ final class WebRTCPipeline: @unchecked Sendable {
             return nil
         }
         if let accepted { throw accepted }
+        if !role.isSender { try prepareRecording(forOffer: sdp) }
         var description = CGstWebRTCSessionDescription(type: gint(type.rawValue), sdp: message)
         let reply = await withCheckedContinuation { (waiter: CheckedContinuation<String?, Never>) in
             let promise = PromiseHandler.make { reply in
@@ -862,15 +859,30 @@ final class WebRTCPipeline: @unchecked Sendable {
     private func padAdded(_ pad: UnsafeMutablePointer<GstPad>) {
         guard case .receiver(let output) = role, gst_pad_get_direction(pad) == GST_PAD_SRC else { return }
         do throws(MediaError) {
-            if Self.isCaps(of: pad, prefix: "audio/"), !state.withLock({ $0.recordingFeed != nil || $0.decodedAudio }) {
-                try buildAudioOutput(output, from: pad)
+            if Self.isCaps(of: pad, prefix: "audio/"),
+                state.withLock({ state in
+                    defer { state.decodingAudio = true }
+                    return !state.decodingAudio
+                })
+            {
+                if let branch = try teeIntoRecording(pad, kind: "audio") {
+                    defer { gst_object_unref(UnsafeMutableRawPointer(branch)) }
+                    try buildAudioOutput(.discard, from: branch)
+                } else {
+                    try buildAudioOutput(output, from: pad)
+                }
             } else if let codec = Self.decodableVideoCodec(of: pad),
                 state.withLock({ state in
                     defer { state.decodingVideo = true }
                     return !state.decodingVideo
                 })
             {
-                try buildVideoOutput(output, codec: codec, from: pad)
+                if let branch = try teeIntoRecording(pad, kind: "video", codec: codec) {
+                    defer { gst_object_unref(UnsafeMutableRawPointer(branch)) }
+                    try buildVideoOutput(output, codec: codec, from: branch)
+                } else {
+                    try buildVideoOutput(output, codec: codec, from: pad)
+                }
             } else {
                 let sink = try Self.make("fakesink", nil, in: pipeline)
                 cgst_object_set_bool(sink, "async", 0)
@@ -900,17 +912,16 @@ final class WebRTCPipeline: @unchecked Sendable {
         switch output {
         case .play:
             chain.append(try Self.make("autoaudiosink", "output", in: pipeline))
-        case .record(let directory):
+        case .record(let files) where files.format == .wav:
             let caps = try Self.make("capsfilter", "output-caps", in: pipeline)
             gst_util_set_object_arg(Self.gobject(caps), "caps", "audio/x-raw,format=S16LE,rate=48000,channels=1")
             let encoder = try Self.make("wavenc", "output-encoder", in: pipeline)
             let file = try Self.make("filesink", "output", in: pipeline)
-            let url = GStreamerMediaEngine.recordingURL(directory: directory, sessionId: sessionId)
-            cgst_object_set_string(file, "location", url.path)
+            cgst_object_set_string(file, "location", try files.create(sessionId: sessionId).path)
             cgst_object_set_bool(file, "async", 0)
             chain += [caps, encoder, file]
             sinkForEOS = file
-        case .discard:
+        case .record, .discard:  // a Matroska recording records the audio before it is decoded
             let sink = try Self.make("fakesink", "output", in: pipeline)
             cgst_object_set_bool(sink, "async", 0)
             chain.append(sink)
@@ -940,12 +951,7 @@ final class WebRTCPipeline: @unchecked Sendable {
             )
             gst_object_unref(UnsafeMutableRawPointer(decoded))
         }
-        if let sinkForEOS, let sinkPad = gst_element_get_static_pad(sinkForEOS, "sink") {
-            gst_pad_add_probe(
-                sinkPad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, Self.recordingEvent, context, Self.releaseDestroyNotify
-            )
-            gst_object_unref(UnsafeMutableRawPointer(sinkPad))
-        }
+        if let sinkForEOS { watchEndOfRecording(at: sinkForEOS) }
         for element in chain.reversed() { gst_element_sync_state_with_parent(element) }
         guard let head = gst_element_get_static_pad(chain[0], "sink") else {
             throw MediaError(code: .pipelineFailed, message: "the Opus depayloader has no sink pad")
@@ -956,8 +962,8 @@ final class WebRTCPipeline: @unchecked Sendable {
         }
         if sinkForEOS != nil {
             gst_object_ref(UnsafeMutableRawPointer(pad))
-            let feed = (source: ObjectReference(pad), branch: ObjectReference(head))
-            state.withLock { $0.recordingFeed = feed }
+            let feed = RecordingFeed(source: ObjectReference(pad), branch: ObjectReference(head))
+            state.withLock { $0.recording.feeds.append(feed) }
         } else {
             gst_object_unref(UnsafeMutableRawPointer(head))
         }
@@ -1000,31 +1006,15 @@ final class WebRTCPipeline: @unchecked Sendable {
         return GST_PAD_PROBE_REMOVE
     }
 
-    private static let recordingEvent: GstPadProbeCallback = { _, info, context in
-        guard let info, let this = this(context), let data = info.pointee.data else { return GST_PAD_PROBE_OK }
-        let event = data.assumingMemoryBound(to: GstEvent.self)
-        if event.pointee.type == GST_EVENT_EOS {
-            this.state.withLock { $0.recordingFinished = true }
-            _ = gst_bus_post(
-                this.bus, gst_message_new_application(nil, gst_structure_new_empty(WebRTCPipeline.wakeMessageName))
-            )
-        }
-        return GST_PAD_PROBE_OK
+    /// Wakes the run loop (it polls the bus).
+    func wake() {
+        _ = gst_bus_post(bus, gst_message_new_application(nil, gst_structure_new_empty(Self.wakeMessageName)))
     }
 
-    /// A recording receiver: blocks webrtcbin's audio pad, sends EOS through the recording branch so the WAV
-    /// header gets its final sizes, and waits (at most 2 s) until the file sink has it.
-    private func finishRecording() {
-        guard let feed = state.withLock({ $0.recordingFeed }) else { return }
-        gst_pad_add_probe(feed.source.pointer, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM, Self.blockAll, nil, nil)
-        _ = gst_pad_send_event(feed.branch.pointer, gst_event_new_eos())
-        let deadline = ContinuousClock.now + .seconds(2)
-        while !state.withLock({ $0.recordingFinished }), ContinuousClock.now < deadline {
-            if let message = gst_bus_timed_pop(bus, 50 * cgst_millisecond) { gst_message_unref(message) }
-        }
+    /// Waits up to `milliseconds` for a bus message and drops it (the run loop has stopped reading the bus).
+    func waitForBusMessage(milliseconds: UInt) {
+        if let message = gst_bus_timed_pop(bus, milliseconds * cgst_millisecond) { gst_message_unref(message) }
     }
-
-    private static let blockAll: GstPadProbeCallback = { _, _, _ in GST_PAD_PROBE_OK }
 }
 
 /// A pointer to a GStreamer object the holder has a reference to. GstObjects are thread-safe and reference-counted,

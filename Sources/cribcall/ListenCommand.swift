@@ -35,7 +35,10 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(help: "With --open (or the v key): audio and video instead of audio only.")
     var video = false
 
-    @Option(help: "Record what streams bring into this directory (one WAV per stream) instead of playing it.")
+    @Option(help: ArgumentHelp(
+        "Record streams instead of playing them: FILE.wav (audio), FILE.mkv (audio and video as received), or a "
+            + "directory (one WAV per stream). Further streams go to FILE-2, FILE-3…; no file is overwritten.",
+        valueName: "file"))
     var record: String?
 
     @Option(name: .customLong("ice-address"),
@@ -66,15 +69,12 @@ struct ListenCommand: AsyncParsableCommand {
             }
             try database.setListenerOnNoise(action)
         }
-        if let record {
-            try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
+        let recording = try record.map { try Self.recordingFiles($0, json: json) }
         let media: (any MediaEngine)?
         do {
             media = try GStreamerMediaEngine(configuration: .init(
                 dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
-                receiverOutput: record.map { .record(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .play))
+                receiverOutput: recording.map { .record($0) } ?? .play))
         } catch {
             FileHandle.standardError.write(Data("cribcall listen: live streams are off: \(error)\n".utf8))
             media = nil
@@ -102,6 +102,27 @@ struct ListenCommand: AsyncParsableCommand {
         await listening.value
         keys?.restore()
         _ = stop
+    }
+
+    /// `--record PATH`: a .wav or .mkv file, an existing directory, or a new directory (a path without an
+    /// extension, created 0700). Each stream's file is announced on stdout when its recording starts.
+    static func recordingFiles(_ path: String, json: Bool) throws -> RecordingFiles {
+        let url = URL(fileURLWithPath: path)
+        if !FileManager.default.fileExists(atPath: url.path), url.pathExtension.isEmpty {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        do {
+            return try RecordingFiles(path: url) { sessionId, file in
+                let line = json
+                    ? JSONValue.object(["event": "recording", "sessionId": .string(sessionId), "file": .string(file.path)])
+                        .canonicalString
+                    : "Recording stream \(sessionId) to \(file.path)"
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+        } catch {
+            throw ValidationError("--record: \(error.message)")
+        }
     }
 
     /// Raises desktop notifications one after the other (so updates of one monitor's bubble keep their order),

@@ -140,22 +140,22 @@ struct CribCallLiveStreamEndToEndTests {
                                                                excludingPorts: [ready.port])
             defer { Task { await sniffer.stop() } }
 
-            let recordings = lan.listenerDirectory.appendingPathComponent("recordings")
+            let recording = lan.listenerDirectory.appendingPathComponent("nursery.wav")
             let listener = try network.start(network.b, lan.cribcall, [
-                "listen", "--json", "--no-notify", "--open", "Nursery", "--record", recordings.path,
+                "listen", "--json", "--no-notify", "--open", "Nursery", "--record", recording.path,
                 "--ice-address", MDNSNetwork.addressB,
             ] + lan.listenerData)
             defer { Task { await listener.stop() } }
             let started = await listener.line(timeout: .seconds(20)) { lan.event($0) == "stream_started" }
             #expect(started != nil, "listen: \(listener.output) \(listener.errorOutput); monitor: \(monitor.output)")
             #expect(await monitor.line { lan.event($0) == "stream_started" } != nil)
+            let announced = await listener.line { lan.event($0) == "recording" }.flatMap(jsonObject)
+            #expect(announced?["file"] as? String == recording.path, "listen: \(listener.output)")
             // 6 s: about 300 RTP packets of 20 ms, comfortably over the 200 the wire check needs to judge payloads.
             try await Task.sleep(for: .seconds(6))
             await listener.stop(grace: .seconds(5))  // SIGTERM: the recording is finished properly
 
-            let files = try FileManager.default.contentsOfDirectory(at: recordings, includingPropertiesForKeys: nil)
-            let wav = try #require(files.first { $0.pathExtension == "wav" }, "no recording in \(recordings.path)")
-            let level = try WAVLevel(contentsOf: wav)
+            let level = try WAVLevel(contentsOf: recording)
             #expect(level.sampleRate == 48_000 && level.channels == 1)
             #expect(level.seconds >= 2, "only \(level.seconds) s recorded")
             #expect(level.rms > 0.15, "the recording is too quiet for the 0.28 RMS tone (RMS \(level.rms))")

@@ -125,7 +125,7 @@ struct LiveStreamTests {
         let listener = try GStreamerMediaEngine(
             configuration: .init(
                 dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
-                receiverOutput: .record(directory: directory)
+                receiverOutput: .record(try RecordingFiles(path: directory))
             )
         )
         let started = ContinuousClock.now
@@ -141,9 +141,7 @@ struct LiveStreamTests {
         #expect(await MediaTestSupport.released(receiver))
         #expect(await MediaTestSupport.released(sender))
 
-        let wav = try WAVRecording(
-            contentsOf: GStreamerMediaEngine.recordingURL(directory: directory, sessionId: "s2s-1")
-        )
+        let wav = try WAVRecording(contentsOf: directory.appendingPathComponent("s2s-1.wav"))
         #expect(wav.sampleRate == 48_000)
         #expect(wav.channels == 1)
         #expect(wav.duration >= 2.0, "recorded \(wav.duration) s")

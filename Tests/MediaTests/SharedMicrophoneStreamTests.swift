@@ -46,7 +46,7 @@ struct SharedMicrophoneStreamTests {
         let listener = try GStreamerMediaEngine(
             configuration: .init(
                 dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
-                receiverOutput: .record(directory: directory)
+                receiverOutput: .record(try RecordingFiles(path: directory))
             )
         )
         let (sender, receiver, senderEvents, receiverEvents) = try await LiveStreamTests.connect(
@@ -63,7 +63,7 @@ struct SharedMicrophoneStreamTests {
         #expect(feed.subscriberCount == 0, "an ended sender must leave the feed")
 
         let wav = try WAVRecording(
-            contentsOf: GStreamerMediaEngine.recordingURL(directory: directory, sessionId: "feed-1")
+            contentsOf: directory.appendingPathComponent("feed-1.wav")
         )
         #expect(wav.duration >= 1.5, "recorded \(wav.duration) s")
         let tail = wav.samples.suffix(48_000)

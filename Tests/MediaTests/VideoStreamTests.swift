@@ -284,10 +284,11 @@ struct VideoStreamTests {
     static func connect(
         _ monitor: GStreamerMediaEngine,
         _ listener: GStreamerMediaEngine,
-        _ sessionId: String
+        _ sessionId: String,
+        mediaType: MediaType = .audioVideo
     ) async throws -> (any MediaPeer, any MediaPeer, EventRecorder, EventRecorder) {
-        let receiver = try await listener.makeReceiver(sessionId: sessionId, mediaType: .audioVideo)
-        let sender = try await monitor.makeSender(sessionId: sessionId, mediaType: .audioVideo)
+        let receiver = try await listener.makeReceiver(sessionId: sessionId, mediaType: mediaType)
+        let sender = try await monitor.makeSender(sessionId: sessionId, mediaType: mediaType)
         let receiverEvents = EventRecorder(receiver) { event in
             switch event {
             case .localDescription(let sdp): try? await sender.setRemoteDescription(sdp: sdp)
