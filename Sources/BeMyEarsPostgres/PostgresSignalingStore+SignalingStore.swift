@@ -133,7 +133,7 @@ extension PostgresSignalingStore: SignalingStore {
                 guard let interpreter = locked.first(where: { $0.username == request.interpreter }),
                     interpreter.role == .interpreter, let state = interpreter.interpreterState
                 else { return .unknownInterpreter }
-                guard state == .available else { return .interpreterBusy(state) }
+                guard state == .available else { return .interpreterBusy(state, call: interpreter.call) }
 
                 let record = CallRecord(request, interpreter: interpreter.party)
                 try await CallRow.insert(record, on: connection, logger: queryLogger)

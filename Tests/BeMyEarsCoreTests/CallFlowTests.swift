@@ -97,18 +97,20 @@ struct CallFlowTests {
         let dave = try await harness.caller("dave")
         _ = try await harness.ring(bob, from: carol)
         _ = try dave.received()
+        let callId = CallID(testNumber: 1)
 
+        // The interpreter's call (the one that won) rides along; an offline interpreter has none.
         await dave.send(.callRequest, to: "bob")
-        #expect(try dave.received() == [.busy(to: Username("bob")!)])
+        #expect(try dave.received() == [.busy(to: Username("bob")!, call: callId)])
         await dave.send(.callRequest, to: "otto")
         #expect(try dave.received() == [.busy(to: Username("otto")!)])
         #expect(try bob.received().isEmpty)
         #expect(try offline.received().isEmpty)
 
-        await bob.send(.callAccept, callId: CallID(testNumber: 1))
+        await bob.send(.callAccept, callId: callId)
         _ = try bob.received()
         await dave.send(.callRequest, to: "bob")
-        #expect(try dave.received() == [.busy(to: Username("bob")!)], "IN_CALL is busy too")
+        #expect(try dave.received() == [.busy(to: Username("bob")!, call: callId)], "IN_CALL is busy too")
     }
 
     @Test(

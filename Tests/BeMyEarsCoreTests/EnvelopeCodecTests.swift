@@ -240,6 +240,10 @@ struct EnvelopeCodecTests {
             EnvelopeCodec.encode(.busy(to: bob)) == #"{"type":"BUSY","to":"bob","payload":{"reason":"NOT_AVAILABLE"}}"#
         )
         #expect(
+            EnvelopeCodec.encode(.busy(to: bob, call: callId))
+                == #"{"type":"BUSY","callId":"\#(id)","to":"bob","payload":{"reason":"NOT_AVAILABLE"}}"#
+        )
+        #expect(
             EnvelopeCodec.encode(.callEnded(callId, reason: .hangup))
                 == #"{"type":"CALL_ENDED","callId":"\#(id)","payload":{"reason":"HANGUP"}}"#
         )

@@ -25,19 +25,24 @@ struct RaceTests {
         }
 
         var winners: [TestClient] = []
-        var busy = 0
+        var winningCalls: [String?] = []
+        var busyCalls: [String?] = []
         for caller in callers {
-            let types = try caller.received().map(\.type).filter { $0 != .presence }
-            if types == [.callRinging] {
+            let answers = try caller.received().filter { $0.type != .presence }
+            switch answers.map(\.type) {
+            case [.callRinging]:
                 winners.append(caller)
-            } else if types == [.busy] {
-                busy += 1
-            } else {
-                Issue.record("unexpected answer \(types)")
+                winningCalls.append(answers[0].callId)
+            case [.busy]:
+                busyCalls.append(answers[0].callId)
+            default:
+                Issue.record("unexpected answer \(answers.map(\.type))")
             }
         }
         #expect(winners.count == 1)
-        #expect(busy == 49)
+        #expect(busyCalls.count == 49)
+        // Every loser's BUSY names the call that won.
+        #expect(Set(busyCalls) == Set(winningCalls), "BUSY callIds \(Set(busyCalls)), winner \(winningCalls)")
         let requests = try bob.received().filter { $0.type == .callRequest }
         #expect(requests.count == 1)
         #expect(try await harness.interpreterState("bob") == .ringing)
@@ -104,8 +109,8 @@ struct RaceTests {
             return nil
         }
         #expect(created.count == 1)
-        #expect(outcomes.filter { $0 == .interpreterBusy(.ringing) }.count == 49)
         let record = try #require(created.first)
+        #expect(outcomes.filter { $0 == .interpreterBusy(.ringing, call: record.id) }.count == 49)
         let update = await store.updateCall(
             record.id,
             with: .hangUp(by: record.caller.session, reason: .hangup),

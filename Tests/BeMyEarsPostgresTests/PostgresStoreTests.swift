@@ -34,8 +34,8 @@ struct PostgresStoreTests {
                     return nil
                 }
                 #expect(created.count == 1)
-                #expect(outcomes.filter { $0 == .interpreterBusy(.ringing) }.count == 49)
                 let winner = try #require(created.first)
+                #expect(outcomes.filter { $0 == .interpreterBusy(.ringing, call: winner.id) }.count == 49)
                 let ringing = try #require(try await nodeA.registration(of: bob.username))
                 #expect(ringing.interpreterState == .ringing)
                 #expect(ringing.call == winner.id)

@@ -108,7 +108,7 @@ struct StoreContractTests {
             #expect(try await store.createCall(F.request(1, from: carol, to: "nobody")) == .unknownInterpreter)
             #expect(try await store.createCall(F.request(1, from: carol, to: "dave")) == .unknownInterpreter)
             _ = try await store.register(F.registration("amy", .interpreter))
-            #expect(try await store.createCall(F.request(1, from: carol, to: "amy")) == .interpreterBusy(.unavailable))
+            #expect(try await store.createCall(F.request(1, from: carol, to: "amy")) == .interpreterBusy(.unavailable, call: nil))
 
             let request = F.request(7, from: carol, to: "bob", timeouts: CallTimeouts(ring: .milliseconds(1_500)))
             let expected = CallRecord(request, interpreter: bob.party)
@@ -120,7 +120,10 @@ struct StoreContractTests {
             #expect(try await store.registration(of: carol.username)?.call == expected.id)
 
             #expect(try await store.createCall(F.request(8, from: carol, to: "bob")) == .callerBusy(expected.id))
-            #expect(try await store.createCall(F.request(9, from: dave, to: "bob")) == .interpreterBusy(.ringing))
+            #expect(
+                try await store.createCall(F.request(9, from: dave, to: "bob"))
+                    == .interpreterBusy(.ringing, call: expected.id)
+            )
             #expect(try await store.call(CallID(testNumber: 9)) == nil)
         }
     }

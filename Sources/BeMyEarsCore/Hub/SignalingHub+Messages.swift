@@ -118,8 +118,8 @@ extension SignalingHub {
             )
             log(.callRequested, callId: record.id, session: caller.session, role: .caller)
             await presenceChanged()
-        case .interpreterBusy:
-            deliverLocally(.busy(to: target), to: caller.session)
+        case .interpreterBusy(_, let call):
+            deliverLocally(.busy(to: target, call: call), to: caller.session)
             log(.callBusy, session: caller.session, role: .caller)
         case .unknownInterpreter:
             refuse(

@@ -61,9 +61,11 @@ extension Envelope {
         Envelope(.callDecline, call: callId, from: interpreter, to: caller)
     }
 
-    /// `BUSY {to, payload:{reason:"NOT_AVAILABLE"}}` to a caller whose interpreter is not AVAILABLE.
-    public static func busy(to interpreter: Username) -> Envelope {
-        Envelope(.busy, call: nil, to: interpreter, payload: ["reason": "NOT_AVAILABLE"])
+    /// `BUSY {to, payload:{reason:"NOT_AVAILABLE"}}` to a caller whose interpreter is not AVAILABLE, with the
+    /// `callId` of the call the interpreter is in when there is one (the call that won a race for them). The id
+    /// gives the loser nothing: only a call's two parties may use it.
+    public static func busy(to interpreter: Username, call: CallID? = nil) -> Envelope {
+        Envelope(.busy, call: call, to: interpreter, payload: ["reason": "NOT_AVAILABLE"])
     }
 
     /// `CALL_ENDED {callId, payload:{reason}}` to both parties.

@@ -54,7 +54,7 @@ public actor InMemorySignalingStore: SignalingStore {
         guard var interpreter = registrations[request.interpreter], interpreter.role == .interpreter,
             let state = interpreter.interpreterState
         else { return .unknownInterpreter }
-        guard state == .available else { return .interpreterBusy(state) }
+        guard state == .available else { return .interpreterBusy(state, call: interpreter.call) }
         let record = CallRecord(request, interpreter: interpreter.party)
         interpreter.interpreterState = .ringing
         interpreter.call = record.id

@@ -7,7 +7,7 @@ public import Foundation
 /// ``Registration``, so implementations only supply atomicity and storage:
 ///
 /// - ``createCall(_:)`` is the compare-and-set that makes concurrent CALL_REQUESTs for one interpreter safe:
-///   exactly one sees AVAILABLE and sets RINGING; the others get ``CallCreation/interpreterBusy(_:)``.
+///   exactly one sees AVAILABLE and sets RINGING; the others get ``CallCreation/interpreterBusy(_:call:)``.
 /// - ``updateCall(_:with:at:)`` loads the call, runs ``CallRecord/apply(_:at:)``, applies
 ///   ``Registration/apply(_:of:)`` to both parties' registrations and saves — so a call ends exactly once
 ///   even when two nodes' timers, a HANGUP and a disconnect race, and the interpreter is AVAILABLE again in the
@@ -79,8 +79,9 @@ public enum AvailabilityChange: Sendable, Hashable {
 public enum CallCreation: Sendable, Hashable {
     /// The call exists and the interpreter is RINGING.
     case created(CallRecord)
-    /// The interpreter is not AVAILABLE (or lost the race): BUSY.
-    case interpreterBusy(InterpreterState)
+    /// The interpreter is not AVAILABLE (or lost the race): BUSY, carrying the call the interpreter is in, if any
+    /// (the one that won the race).
+    case interpreterBusy(InterpreterState, call: CallID?)
     /// No such username, or it is a caller: UNKNOWN_USER.
     case unknownInterpreter
     /// The caller already rings or is in this call: BAD_STATE.

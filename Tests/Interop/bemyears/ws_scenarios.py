@@ -320,9 +320,10 @@ async def call_flow(url: str, args) -> dict:
     await eve.expect_error("NOT_A_PARTY")
     await eve.send({"type": "ICE", "callId": "6f1c2b1e-1111-4111-8111-111111111111", "payload": {"candidate": "x"}})
     await eve.expect_error("UNKNOWN_CALL")
-    # Eve calling the RINGING interpreter → BUSY.
+    # Eve calling the RINGING interpreter → BUSY, carrying the call the interpreter is in.
     await eve.send({"type": "CALL_REQUEST", "to": f"ivy_{s}"})
-    await eve.expect("BUSY")
+    m = await eve.expect("BUSY")
+    check(m.get("callId") == call_id, f"BUSY without the interpreter's callId: {compact(m)}")
 
     # Accept → both IN_CALL, CALL_ACCEPT forwarded.
     await ivy.send({"type": "CALL_ACCEPT", "callId": call_id})
@@ -545,6 +546,7 @@ async def race(url: str, args) -> dict:
     check(all(m.get("to") == f"ivy_{s}" and m["payload"] == {"reason": "NOT_AVAILABLE"} for m in busy),
           "BUSY without to/NOT_AVAILABLE")
     winner, ring = ringing[0]
+    check(all(m.get("callId") == ring["callId"] for m in busy), "a BUSY without the winning callId")
     await ivy.expect("STATE")
     request_msg = await ivy.expect("CALL_REQUEST")
     check(request_msg["callId"] == ring["callId"] and request_msg["from"] == winner.name, "CALL_REQUEST to ivy")
