@@ -66,9 +66,45 @@ final class TestNode: Sendable {
             defer { tasks = [] }
             return tasks
         }
-        for task in running.reversed() {
+        for (index, task) in running.enumerated().reversed() {
             task.cancel()
-            await task.value
+            // A loop that ignores cancellation would hang the whole test run: fail this test instead, naming it.
+            if await !Self.ends(task, within: .seconds(20)) {
+                Issue.record("\(node): the \(index == 0 ? "store" : "bus") did not stop within 20 s of its cancellation")
+            }
+        }
+    }
+
+    /// Whether `task` finishes within `bound` (it is left running otherwise).
+    private static func ends(_ task: Task<Void, Never>, within bound: Duration) async -> Bool {
+        let outcome = FirstOutcome()
+        return await withCheckedContinuation { continuation in
+            outcome.hold(continuation)
+            Task {
+                await task.value
+                outcome.resume(true)
+            }
+            Task {
+                try? await Task.sleep(for: bound)
+                outcome.resume(false)
+            }
+        }
+    }
+
+    /// Resumes a continuation with the first of several outcomes.
+    private final class FirstOutcome: Sendable {
+        private let waiting = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+
+        func hold(_ continuation: CheckedContinuation<Bool, Never>) {
+            waiting.withLock { $0 = continuation }
+        }
+
+        func resume(_ value: Bool) {
+            let continuation = waiting.withLock { waiting in
+                defer { waiting = nil }
+                return waiting
+            }
+            continuation?.resume(returning: value)
         }
     }
 
