@@ -14,13 +14,17 @@ extension PostgresClusterBus {
     /// How long without the node's own echo before its listener is taken for deaf and reconnected.
     var echoTimeout: Duration { configuration.heartbeatInterval * 3 + .seconds(1) }
 
+    /// How long a `LISTEN` session may take to start listening before it is taken for stuck.
+    var listenSetupTimeout: Duration { max(echoTimeout, .seconds(10)) }
+
     func listenLoop(_ hub: SignalingHub) async {
         var delay = Duration.milliseconds(100)
         var attempt = 0
         while !Task.isCancelled {
             attempt += 1
+            let listened = SessionResult()
             do {
-                try await listen(hub, isReconnect: attempt > 1) { delay = .milliseconds(100) }
+                try await supervisedListen(hub, isReconnect: attempt > 1) { listened.markListening() }
             } catch {
                 if Task.isCancelled { break }
                 logger.warning(
@@ -28,10 +32,60 @@ extension PostgresClusterBus {
                     metadata: ["node": "\(node)", "error": "\(loggable(error))"]
                 )
             }
+            if listened.reachedListening { delay = .milliseconds(100) }
             setListening(false)
             guard await pause(delay) else { break }
             delay = min(delay * 2, .seconds(5))
         }
+    }
+
+    /// Runs one `LISTEN` session in a task of its own and gives up on it (cancelled, and left behind) when it does
+    /// not end by itself: when it has not started listening within ``listenSetupTimeout``, has been deaf for twice
+    /// ``echoTimeout``, or has not ended 2 s after this task was cancelled. PostgresNIO's `LISTEN` on a connection
+    /// the server has just terminated can wait forever; a node must not stay deaf, or hang its shutdown, for it.
+    private func supervisedListen(
+        _ hub: SignalingHub,
+        isReconnect: Bool,
+        onListening: @escaping @Sendable () -> Void
+    ) async throws {
+        let started = ContinuousClock.now
+        let outcome = SessionResult()
+        let session = Task {
+            do {
+                try await self.listen(hub, isReconnect: isReconnect, onListening: onListening)
+                outcome.resolve(.success(()))
+            } catch {
+                outcome.resolve(.failure(error))
+            }
+        }
+        let watchdog = Task {
+            while await pause(configuration.heartbeatInterval) {
+                let (listening, lastHeard, handling) = state.withLock { ($0.isListening, $0.lastHeard, $0.isHandling) }
+                let now = ContinuousClock.now
+                let stuckStarting = !listening && now - started > listenSetupTimeout
+                let stuckDeaf = listening && !handling && now - lastHeard > echoTimeout * 2
+                if stuckStarting || stuckDeaf {
+                    logger.warning(
+                        "bemyears.bus: a LISTEN session does not end by itself; it is left behind",
+                        metadata: ["node": "\(node)", "stuck": "\(stuckStarting ? "starting" : "deaf")"]
+                    )
+                    outcome.resolve(.failure(ListenerWentDeaf()))
+                    return
+                }
+            }
+        }
+        let result = await withTaskCancellationHandler {
+            await outcome.wait()
+        } onCancel: {
+            session.cancel()
+            Task {
+                try? await Task.sleep(for: .seconds(2))
+                outcome.resolve(.failure(CancellationError()))
+            }
+        }
+        watchdog.cancel()
+        session.cancel()
+        try result.get()
     }
 
     /// One `LISTEN` session on a connection of the pool, until it fails, goes deaf or the task is cancelled.
@@ -165,5 +219,45 @@ extension PostgresClusterBus {
             }
         }
         return nil
+    }
+}
+
+/// The first outcome of a supervised `LISTEN` session, and whether it reached listening.
+final class SessionResult: Sendable {
+    private struct State {
+        var waiter: CheckedContinuation<Result<Void, any Error>, Never>?
+        var result: Result<Void, any Error>?
+        var reachedListening = false
+    }
+
+    private let state = Mutex(State())
+
+    var reachedListening: Bool { state.withLock { $0.reachedListening } }
+
+    func markListening() {
+        state.withLock { $0.reachedListening = true }
+    }
+
+    /// Records `result` unless an outcome came first, and wakes the waiter.
+    func resolve(_ result: Result<Void, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Result<Void, any Error>, Never>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: result)
+    }
+
+    /// The first outcome.
+    func wait() async -> Result<Void, any Error> {
+        await withCheckedContinuation { continuation in
+            let result = state.withLock { state -> Result<Void, any Error>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let result { continuation.resume(returning: result) }
+        }
     }
 }
