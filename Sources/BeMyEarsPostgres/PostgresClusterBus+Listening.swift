@@ -22,7 +22,7 @@ extension PostgresClusterBus {
         var attempt = 0
         while !Task.isCancelled {
             attempt += 1
-            let listened = SessionResult()
+            let listened = FirstOutcome<Void>()
             do {
                 try await supervisedListen(hub, isReconnect: attempt > 1) { listened.markListening() }
             } catch {
@@ -49,7 +49,7 @@ extension PostgresClusterBus {
         onListening: @escaping @Sendable () -> Void
     ) async throws {
         let started = ContinuousClock.now
-        let outcome = SessionResult()
+        let outcome = FirstOutcome<Void>()
         let session = Task {
             do {
                 try await self.listen(hub, isReconnect: isReconnect, onListening: onListening)
@@ -219,45 +219,5 @@ extension PostgresClusterBus {
             }
         }
         return nil
-    }
-}
-
-/// The first outcome of a supervised `LISTEN` session, and whether it reached listening.
-final class SessionResult: Sendable {
-    private struct State {
-        var waiter: CheckedContinuation<Result<Void, any Error>, Never>?
-        var result: Result<Void, any Error>?
-        var reachedListening = false
-    }
-
-    private let state = Mutex(State())
-
-    var reachedListening: Bool { state.withLock { $0.reachedListening } }
-
-    func markListening() {
-        state.withLock { $0.reachedListening = true }
-    }
-
-    /// Records `result` unless an outcome came first, and wakes the waiter.
-    func resolve(_ result: Result<Void, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<Void, any Error>, Never>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: result)
-    }
-
-    /// The first outcome.
-    func wait() async -> Result<Void, any Error> {
-        await withCheckedContinuation { continuation in
-            let result = state.withLock { state -> Result<Void, any Error>? in
-                if let result = state.result { return result }
-                state.waiter = continuation
-                return nil
-            }
-            if let result { continuation.resume(returning: result) }
-        }
     }
 }

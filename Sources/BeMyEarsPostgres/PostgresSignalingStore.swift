@@ -102,19 +102,32 @@ public final class PostgresSignalingStore: Sendable {
         message: "The database did not answer within \(operationTimeout); check that PostgreSQL is reachable."
     )
 
-    /// Runs one store step, cancelled (its wait for a connection) and thrown as ``PostgresStoreError/Code/timedOut``
-    /// after ``operationTimeout``. A statement already running is bounded by `statement_timeout` instead.
+    /// Runs one store step: throws ``PostgresStoreError/Code/timedOut`` after ``operationTimeout``, or
+    /// `CancellationError` as soon as the caller is cancelled, whether or not the step has ended (it is cancelled
+    /// and left to finish on its own; a statement already running is bounded by `statement_timeout`).
     func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: Self.operationTimeout)
-                throw Self.timedOut
+        // Not a task group: its scope would wait for a query that ignores cancellation (PostgresNIO does not
+        // cancel a statement the server never answers), and the bound would not bound anything.
+        let outcome = FirstOutcome<T>()
+        let work = Task {
+            do {
+                outcome.resolve(.success(try await body()))
+            } catch {
+                outcome.resolve(.failure(error))
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            return first
         }
+        let deadline = Task {
+            try? await Task.sleep(for: Self.operationTimeout)
+            outcome.resolve(.failure(Self.timedOut))
+        }
+        let result = await withTaskCancellationHandler {
+            await outcome.wait()
+        } onCancel: {
+            outcome.resolve(.failure(CancellationError()))
+        }
+        deadline.cancel()
+        work.cancel()
+        return try result.get()
     }
 
     /// Runs `body` in one transaction, again (up to twice more) when PostgreSQL aborted it for a deadlock or a
