@@ -33,11 +33,12 @@ PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf
 SECONDS ?= 600
 DEMO_DIR := .demo
 
-.PHONY: help demo test build deps-test deps-demo venv fuzz bench clean check-swift
+.PHONY: help demo test test-stress build deps-test deps-demo venv fuzz bench clean check-swift
 
 help:
 	@echo "make demo            build and run the end-to-end demonstration"
 	@echo "make test            install what tests need, build, run every test"
+	@echo "make test-stress     the whole suite RUNS=3 times with both cores kept busy (finds timing flakes)"
 	@echo "make fuzz SECONDS=N  run the libFuzzer target over frames + JSON + messages for N seconds"
 	@echo "make bench           release-build and run the benchmarks"
 
@@ -74,6 +75,11 @@ build: check-swift
 test: deps-test
 	$(SWIFT) build --build-tests
 	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build
+
+# The suite under CPU pressure: HOGS busy loops (default one per core), RUNS runs; prints the flake count.
+RUNS ?= 3
+test-stress: deps-test
+	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) RUNS=$(RUNS) SWIFT=$(SWIFT) ./scripts/test-stress.sh
 
 demo: deps-demo
 	$(SWIFT) build -c release --product cribcall

@@ -123,6 +123,37 @@ public final class BackgroundProcess: @unchecked Sendable {
         return output.first(where: predicate)
     }
 
+    /// A peer that did not print its ready line: it exited, or its start-up took longer than the generous budget.
+    public struct NotReady: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Waits for the line by which a peer says it has started (imports done, browser launched, socket bound).
+    ///
+    /// Start-up is not behaviour: on a loaded 2-core machine importing aiortc alone has taken 20 s. So a test
+    /// waits here, with a budget meant never to be reached by a healthy program (it ends at once when the program
+    /// exits), and starts the clocks of its real deadlines afterwards.
+    /// - Parameters:
+    ///   - name: What the program is, for the error.
+    ///   - timeout: The start-up budget (2 minutes).
+    /// - Returns: The ready line.
+    /// - Throws: ``NotReady``, saying what was awaited and what the program printed on stderr.
+    @discardableResult
+    public func ready(
+        _ name: String,
+        timeout: Duration = .seconds(120),
+        where predicate: (String) -> Bool
+    ) async throws -> String {
+        let started = ContinuousClock.now
+        if let line = await line(timeout: timeout, where: predicate) { return line }
+        let waited = ContinuousClock.now - started
+        let why = status.map { "it exited with status \($0)" } ?? "it did not within \(waited)"
+        throw NotReady(
+            description: "\(name) was to print its ready line at start-up; \(why). Its stderr:\n"
+                + String(errorOutput.suffix(4_000))
+        )
+    }
+
     /// Waits until what the program printed on stderr contains `text` (a log line written on another thread of the
     /// program may trail what the program did).
     /// - Returns: Whether it did before `timeout` or the program's exit.
