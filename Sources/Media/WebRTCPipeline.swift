@@ -72,6 +72,9 @@ final class WebRTCPipeline: @unchecked Sendable {
         var remoteMids: [String?] = []
         var remoteFingerprints: [String] = []
         var createdLocalDescription = false
+        /// A sender's offer as webrtcbin created it, applied locally only when the answer arrives (see
+        /// ``publishLocalDescription(_:field:)``).
+        var pendingLocalOffer: String?
         var hasRemoteDescription = false
         var sentEndOfCandidates = false
         var connected = false
@@ -334,6 +337,12 @@ final class WebRTCPipeline: @unchecked Sendable {
             if let ice = cgst_object_get_object(webrtc, "ice-agent") {
                 // aiortc and browsers on a LAN use UDP; TCP host candidates only add noise to the trickle.
                 if cgst_object_has_property(ice, "ice-tcp") != 0 { cgst_object_set_bool(ice, "ice-tcp", 0) }
+                // No UPnP: a LAN-only monitor must never ask the router to open a port to the internet (libnice
+                // does by default), and waiting for the router's answer held every host candidate back ~200 ms.
+                if let agent = cgst_object_get_object(ice, "agent") {
+                    if cgst_object_has_property(agent, "upnp") != 0 { cgst_object_set_bool(agent, "upnp", 0) }
+                    g_object_unref(agent)
+                }
                 g_object_unref(ice)
             }
             for address in configuration.iceAddresses {
@@ -660,6 +669,13 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     /// Sends the created offer/answer (with the real fingerprint) as `.localDescription`, then sets it locally,
     /// which starts ICE gathering: so the description always precedes the candidates.
+    ///
+    /// A sender's offer is set locally only once the answer arrives (``setRemoteDescription(_:)``), so the sender
+    /// gathers no candidate before it knows the answerer's ICE credentials. Otherwise the answerer's first
+    /// connectivity check can arrive before the answer does (it travels over the control channel, which a loaded
+    /// machine may delay), libnice pairs it with our new host candidate, finds no credentials to check the pair
+    /// with, fails the pair for good, and ICE fails 5 s later: a stream that never plays. The cost is one one-way
+    /// signaling delay, since the answerer now waits for our candidates (gathering on a LAN takes no time).
     private func publishLocalDescription(_ reply: PromiseHandler.Reply, field: String) {
         guard case .replied(let structure) = reply else {
             end("webrtcbin did not create the \(field): \(reply.failure)")
@@ -679,10 +695,28 @@ final class WebRTCPipeline: @unchecked Sendable {
         let sdp = SessionDescriptionText.replacingFingerprints(in: created, with: dtlsFingerprint)
         state.withLock { state in
             state.localMids = SessionDescriptionText.mids(in: sdp)
+            if role.isSender { state.pendingLocalOffer = created }
             guard state.endReason == nil else { return }
             continuation.yield(.localDescription(sdp: sdp))
         }
-        cgst_webrtc_set_local_description(webrtc, description, nil)
+        if !role.isSender {
+            cgst_webrtc_set_local_description(webrtc, description, nil)
+        }
+    }
+
+    /// Sets the sender's offer locally (just before its answer): ICE gathering starts now.
+    private func applyPendingLocalOffer() throws(MediaError) {
+        guard let offer = state.withLock({ state in defer { state.pendingLocalOffer = nil }; return state.pendingLocalOffer })
+        else {
+            throw MediaError(code: .invalidState, message: "an answer arrived before the offer was sent")
+        }
+        var message: UnsafeMutablePointer<GstSDPMessage>?
+        guard gst_sdp_message_new_from_text(offer, &message) == GST_SDP_OK, let message else {
+            throw MediaError(code: .pipelineFailed, message: "webrtcbin's own offer could not be read back")
+        }
+        defer { gst_sdp_message_free(message) }
+        var description = CGstWebRTCSessionDescription(type: gint(CGST_WEBRTC_SDP_TYPE_OFFER.rawValue), sdp: message)
+        cgst_webrtc_set_local_description(webrtc, &description, nil)
     }
 
     /// Applies the remote answer (sender) or offer (receiver, which then creates its answer).
@@ -713,7 +747,11 @@ final class WebRTCPipeline: @unchecked Sendable {
             return nil
         }
         if let accepted { throw accepted }
-        if !role.isSender { try prepareRecording(forOffer: sdp) }
+        if role.isSender {
+            try applyPendingLocalOffer()
+        } else {
+            try prepareRecording(forOffer: sdp)
+        }
         var description = CGstWebRTCSessionDescription(type: gint(type.rawValue), sdp: message)
         let reply = await withCheckedContinuation { (waiter: CheckedContinuation<String?, Never>) in
             let promise = PromiseHandler.make { reply in
