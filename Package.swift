@@ -377,6 +377,7 @@ let package = Package(
             dependencies: [
                 "BeMyEarsServer", "BeMyEarsCore", "BeMyEarsPostgres", "TestSupport", "bemyears-server",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

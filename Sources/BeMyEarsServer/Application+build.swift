@@ -57,7 +57,11 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
     if configuration.storeRuntime != nil || configuration.cluster != nil {
         services.append(sharedState)
     }
-    services.append(SignalingTicker(hub: hub, interval: configuration.tickInterval))
+    services.append(PeriodicService(interval: configuration.tickInterval) { await hub.tick() })
+    let stallTimeout = configuration.stalledWriteTimeout
+    services.append(PeriodicService(interval: min(stallTimeout / 5, .seconds(1))) {
+        sessions.dropStalled(now: .now, after: stallTimeout)
+    })
     let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
     if configuration.advertisesService {
         services.append(BonjourAdvertisement(ports: ports, instanceName: configuration.serviceName, logger: logger))

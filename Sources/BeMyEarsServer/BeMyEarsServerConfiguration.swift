@@ -24,6 +24,9 @@ public struct BeMyEarsServerConfiguration: Sendable {
     public var tickInterval: Duration
     /// Unwritten outgoing bytes allowed per socket before the client is disconnected (1 MiB).
     public var maximumOutboundBytes: Int
+    /// How long a frame may wait for a socket that takes nothing (the client stopped reading) before the client is
+    /// disconnected. Shorter than every call deadline (10 s), so a stalled party's call ends `DISCONNECTED`.
+    public var stalledWriteTimeout: Duration
     /// Advertise `_bemyears._tcp` over mDNS/DNS-SD.
     public var advertisesService: Bool
     /// The DNS-SD instance name.
@@ -44,6 +47,7 @@ public struct BeMyEarsServerConfiguration: Sendable {
         turn: TURNCredentials? = nil,
         tickInterval: Duration = .milliseconds(250),
         maximumOutboundBytes: Int = 1 << 20,
+        stalledWriteTimeout: Duration = .seconds(5),
         advertisesService: Bool = true,
         serviceName: String? = nil,
         logger: Logger = SignalingLogHandler.logger(),
@@ -59,6 +63,7 @@ public struct BeMyEarsServerConfiguration: Sendable {
         self.turn = turn
         self.tickInterval = tickInterval
         self.maximumOutboundBytes = maximumOutboundBytes
+        self.stalledWriteTimeout = stalledWriteTimeout
         self.advertisesService = advertisesService
         self.serviceName = serviceName ?? BonjourAdvertisement.defaultInstanceName()
         self.logger = logger

@@ -117,7 +117,8 @@ public final class LocalTURNServer: Sendable {
             directory: directory
         )
         let probeHost = listenAll ? "127.0.0.1" : bindHost
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: coturn exits at once when it cannot start, and a loaded machine is slow to start it.
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if !process.isRunning {
                 let log = (try? String(contentsOf: directory.appendingPathComponent("turn.log"), encoding: .utf8)) ?? ""
@@ -134,7 +135,7 @@ public final class LocalTURNServer: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         await server.stop()
-        throw ServerStartupError("coturn did not start listening on port \(port) within 10 s")
+        throw ServerStartupError("coturn did not start listening on port \(port) within 30 s")
     }
 
     /// Stops coturn (SIGTERM, then SIGKILL after 2 s) and removes its directory. Idempotent.

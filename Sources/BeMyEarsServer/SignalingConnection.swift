@@ -13,7 +13,7 @@ import NIOWebSocket
 struct SignalingConnection: Sendable {
     let hub: SignalingHub
     let sessions: WebSocketOutbound
-    /// Unwritten bytes allowed per socket (1 MiB).
+    /// Unwritten bytes allowed per socket (1 MiB); see ``SessionOutbox`` for the other bound, on stalled writes.
     let maximumOutboundBytes: Int
     /// How long a client gets to answer our close frame before the connection is dropped.
     let closeGrace: TimeAmount
@@ -32,9 +32,9 @@ struct SignalingConnection: Sendable {
     ) async throws {
         let session = SessionID.random()
         let logger = logger
-        let outbox = SessionOutbox(limit: maximumOutboundBytes) {
+        let outbox = SessionOutbox(limit: maximumOutboundBytes) { reason in
             // The client does not read: drop the TCP connection (a close frame could not reach it anyway).
-            logger.notice("event=session_dropped reason=OUTBOUND_BUFFER_FULL sessionId=\(session)")
+            logger.notice("event=session_dropped reason=\(reason.rawValue) sessionId=\(session)")
             channel.close(promise: nil)
         }
         sessions.attach(outbox, for: session)
@@ -87,6 +87,9 @@ struct SignalingConnection: Sendable {
         for await item in outbox.items {
             switch item {
             case .text(let text):
+                // The write suspends while the channel is not writable (the client is not reading); the
+                // server's stall sweep (WebSocketOutbound.dropStalled) drops the connection when that lasts too long.
+                outbox.willWrite(at: .now)
                 do {
                     try await outbound.write(.text(text))
                 } catch {

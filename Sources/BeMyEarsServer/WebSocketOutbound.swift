@@ -34,6 +34,14 @@ final class WebSocketOutbound: SignalingOutbound {
         }
     }
 
+    /// Drops every connection whose socket has taken nothing for `timeout` while a frame waits for it
+    /// (``SessionOutbox/dropIfStalled(now:after:)``).
+    /// - Returns: How many were dropped.
+    @discardableResult
+    func dropStalled(now: ContinuousClock.Instant, after timeout: Duration) -> Int {
+        outboxes.withLock { Array($0.values) }.count(where: { $0.dropIfStalled(now: now, after: timeout) })
+    }
+
     /// Open connections (for statistics and tests).
     var connectionCount: Int {
         outboxes.withLock { $0.count }

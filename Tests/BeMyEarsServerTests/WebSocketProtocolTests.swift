@@ -4,7 +4,10 @@ import TestSupport
 
 /// The signaling protocol (BEMYEARS-PROTOCOL.md) as an independent client sees it: `ws_scenarios.py` (Python
 /// `websockets` 15.0.1) against the real `bemyears-server` executable, one fresh server per scenario.
-@Suite("WebSocket protocol against an independent client")
+@Suite(
+    "WebSocket protocol against an independent client",
+    .heavy("a bemyears-server process and a Python websockets client per scenario")
+)
 struct WebSocketProtocolTests {
     /// Each scenario's checks are listed in its function in `Tests/Interop/bemyears/ws_scenarios.py`.
     @Test(
@@ -19,7 +22,7 @@ struct WebSocketProtocolTests {
             "rate_limit",  // 50/s, burst 100: the rest RATE_LIMITED, socket open
             "race",  // 50 simultaneous CALL_REQUESTs: one CALL_RINGING, 49 BUSY; AVAILABLE again after hang-up
             "heartbeat",  // silent interpreter: close 4001 and gone from PRESENCE ~20 s after its last message
-            "slow_reader",  // a client that stops reading is disconnected once > 1 MiB waits for it
+            "slow_reader",  // a client that stops reading is disconnected (its socket took nothing for 5 s)
         ]
     )
     func scenario(_ name: String) async throws {

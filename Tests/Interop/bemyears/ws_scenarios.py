@@ -8,8 +8,8 @@ slow_reader, turn_credentials, cross_node (two nodes sharing PostgreSQL: --url a
 Python `websockets` library, pinned websockets==15.0.1; slow_reader also uses a raw socket that stops reading) and
 checks what the protocol promises.
 
-Prints one JSON line on stdout ({"ok": true|false, "scenario": …, "reason": …, plus measurements}); progress goes to
-stderr. Exit status: 0 passed, 1 a check failed, 2 the environment is not usable (websockets missing, no server).
+Prints {"event": "ready"} once started (--timeout counts from there), then one JSON line on stdout ({"ok":
+true|false, "scenario": …, "reason": …, plus measurements}); progress goes to stderr. Exit status: 0 passed, 1 a check failed, 2 the environment is not usable (websockets missing, no server).
 """
 
 from __future__ import annotations
@@ -658,7 +658,13 @@ def raw_recv(sock: socket.socket) -> dict:
 
 
 async def slow_reader(url: str, args) -> dict:
-    """An interpreter in a call that stops reading: once more than 1 MiB waits for it, it is disconnected."""
+    """An interpreter in a connected call that stops reading is disconnected: its call ends DISCONNECTED.
+
+    The outcome is decided by design, not by a race between timers: the stalled interpreter still writes (it
+    answers, reports video visible and keeps heartbeating), so no call deadline (RING_TIMEOUT, CONNECT_TIMEOUT)
+    and no heartbeat expiry can end the call; only the server's verdict on a client that does not read can.
+    The server gives up on it once 1 MiB waits for it or its socket has taken nothing for 5 s (the stall bound).
+    """
     s = suffix()
     name = f"slow_{s}"
 
@@ -675,23 +681,46 @@ async def slow_reader(url: str, args) -> dict:
     check(first == [name], f"first PRESENCE {first}")
     await cal.send({"type": "CALL_REQUEST", "to": name})
     ringing = await ringing_and_hidden(cal, name)
+    call_id = ringing["callId"]
 
-    def accept():
+    def accept_answer_and_show_video():
         while True:
             m = raw_recv(sock)
             if m["type"] == "CALL_REQUEST":
                 raw_send(sock, json.dumps({"type": "CALL_ACCEPT", "callId": m["callId"]}))
-                return
+                break
+        # The call is connected from the server's point of view: an ANSWER relayed and video reported visible.
+        raw_send(sock, json.dumps({"type": "ANSWER", "callId": call_id, "payload": {"sdp": "v=0\r\n"}}))
+        raw_send(sock, json.dumps({"type": "VIDEO_VISIBLE", "callId": call_id, "payload": {"visible": True}}))
 
-    await asyncio.to_thread(accept)
+    await asyncio.to_thread(accept_answer_and_show_video)
     await cal.expect("CALL_ACCEPT", skip=("PRESENCE",))
-    # From here the interpreter never reads again. The caller sends ~60 KB OFFERs at 40/s (under the rate limit).
+    await cal.expect("ANSWER", skip=("PRESENCE",))
+    await cal.expect("VIDEO_VISIBLE", skip=("PRESENCE",))
+
+    # The interpreter keeps heartbeating (writing) while it never reads again.
+    stop_heartbeats = asyncio.Event()
+
+    async def heartbeats():
+        while not stop_heartbeats.is_set():
+            try:
+                await asyncio.to_thread(raw_send, sock, json.dumps({"type": "HEARTBEAT"}))
+            except OSError:
+                return  # the server dropped the connection
+            try:
+                await asyncio.wait_for(stop_heartbeats.wait(), 5)
+            except asyncio.TimeoutError:
+                pass
+
+    heartbeat_task = asyncio.create_task(heartbeats())
+    # The caller sends ~60 KB OFFERs at 40/s (under the rate limit) until the call ends; nothing else can end it.
     blob = "a=x-pad:" + "y" * 60_000
+    limit_s = 60  # a generous bound for a loaded machine; the server's stall bound is 5 s
     t0 = time.monotonic()
     sent = 0
     ended = None
-    while time.monotonic() - t0 < 9:  # before the 10 s answer deadline (CONNECT_TIMEOUT)
-        await cal.send({"type": "OFFER", "callId": ringing["callId"], "payload": {"sdp": blob}})
+    while time.monotonic() - t0 < limit_s:
+        await cal.send({"type": "OFFER", "callId": call_id, "payload": {"sdp": blob}})
         sent += 1
         try:
             m = await asyncio.wait_for(cal.ws.recv(), 0.025)
@@ -702,9 +731,11 @@ async def slow_reader(url: str, args) -> dict:
             ended = m
             break
         check(m["type"] == "PRESENCE", f"caller during the flood: {compact(m)}")
-    if ended is None:
-        ended = await cal.expect("CALL_ENDED", timeout=3, skip=("PRESENCE",))
     elapsed = time.monotonic() - t0
+    stop_heartbeats.set()
+    await heartbeat_task
+    check(ended is not None, f"waited {limit_s} s for the call of a client that stopped reading to end "
+                             f"(DISCONNECTED) while sending {sent} OFFERs of {len(blob)} bytes; it did not end")
     check(ended["payload"] == {"reason": "DISCONNECTED"},
           f"the call of a client that stopped reading ended with {compact(ended)}, expected DISCONNECTED")
     # The server dropped the connection: the raw socket reaches EOF (or reset) once drained.
@@ -840,6 +871,7 @@ def main() -> int:
     else:
         result["websockets"] = websockets.__version__
         try:
+            print(json.dumps({"event": "ready"}), flush=True)  # imports done: --timeout counts from here
             details = asyncio.run(asyncio.wait_for(SCENARIOS[args.scenario](args.url, args), args.timeout))
             result.update(details or {})
             result["ok"] = True
