@@ -6,7 +6,7 @@ import TestSupport
 
 /// Two server nodes over one PostgreSQL database and the real LISTEN/NOTIFY bus: what the core's in-memory
 /// cluster tests show with a hand-pumped channel, end to end.
-@Suite("Two nodes over PostgreSQL")
+@Suite("Two nodes over PostgreSQL", .heavy(cores: 1.25, "two nodes' pools and LISTEN sessions on PostgreSQL"))
 struct ClusterTests {
     /// Two started nodes on a fresh database, stopped after `body`.
     func withCluster(

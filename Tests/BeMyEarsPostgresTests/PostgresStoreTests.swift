@@ -6,7 +6,7 @@ import TestSupport
 
 /// What only the PostgreSQL store has: several processes (connection pools) racing on one database, the schema,
 /// the URL.
-@Suite("PostgreSQL store")
+@Suite("PostgreSQL store", .heavy(cores: 0.5, "PostgreSQL queries and races"))
 struct PostgresStoreTests {
     typealias F = Fixture
 

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `_bemyears._tcp` (seed §15.2, §17) as an independent mDNS stack sees it: `bemyears-server` in network namespace
 /// A with a private Avahi, python-zeroconf browsing from namespace B (`Tests/Interop/mdns/zeroconf_peer.py`).
-@Suite("Bonjour advertisement", .serialized)
+@Suite("Bonjour advertisement", .serialized, .heavy("network namespaces with avahi, python-zeroconf"))
 struct BonjourTests {
     static let serviceType = "_bemyears._tcp.local."
 
@@ -18,10 +18,11 @@ struct BonjourTests {
                 try Subprocess.builtProduct("bemyears-server"),
                 ["--host", MDNSNetwork.addressA, "--port", "0", "--json"]
             )
-            let ready = await server.line(timeout: .seconds(30)) { $0.contains(#""event":"ready""#) }
-            let port = try #require(ready.flatMap(jsonObject)?["port"] as? Int, "server: \(server.errorOutput)")
+            let ready = try await server.ready("bemyears-server") { $0.contains(#""event":"ready""#) }
+            let port = try #require(jsonObject(ready)?["port"] as? Int, "server: \(server.errorOutput)")
 
             let browser = try network.zeroconfPeer(network.b, ["browse", "--type", Self.serviceType, "--seconds", "20"])
+            try await browser.ready("zeroconf_peer.py browse") { jsonObject($0)?["event"] as? String == "ready" }
             let added = await browser.line(timeout: .seconds(20)) { line in
                 jsonObject(line)?["event"] as? String == "add"
             }

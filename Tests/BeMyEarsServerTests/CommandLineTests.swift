@@ -4,7 +4,7 @@ import TestSupport
 
 /// `bemyears-server` as an operator meets it: errors that say what to do, one warning at most for Bonjour, a
 /// clean exit on SIGTERM, and a log that holds only what seed §18 allows.
-@Suite("bemyears-server command line")
+@Suite("bemyears-server command line", .heavy("bemyears-server processes and Python clients"))
 struct CommandLineTests {
     @Test func portInUseSaysWhatToDo() async throws {
         let first = try await ServerProcess.start()

@@ -5,7 +5,7 @@ import TestSupport
 /// Two `bemyears-server` processes sharing one PostgreSQL (`--store postgres://…`): a call between a caller on
 /// one node and an interpreter on the other (a 60 KB OFFER through the bus), USERNAME_TAKEN across nodes, a
 /// 20-caller race split over both nodes, presence following a disconnect. Needs Debian's postgresql package.
-@Suite("Two bemyears-server processes over PostgreSQL")
+@Suite("Two bemyears-server processes over PostgreSQL", .heavy(cores: 0.75, "two servers and PostgreSQL"))
 struct PostgresClusterTests {
     @Test func callAcrossNodes() async throws {
         let postgres = try await LocalPostgres.shared()

@@ -8,7 +8,7 @@ import TestSupport
 /// public command line, with real QUIC, real mDNS and python-zeroconf as an independent check of the announcement.
 ///
 /// Serialized: each test starts several daemons, and the machine is small.
-@Suite(.serialized)
+@Suite(.serialized, .heavy("two network namespaces with dbus + avahi and cribcall processes"))
 struct CribCallEndToEndTests {
     static func canRun(_ test: String) -> Bool {
         MDNSNetwork.available(for: test) && InteropPeers.pythonAvailable(for: test)
@@ -110,7 +110,7 @@ struct CribCallEndToEndTests {
 
 /// Live audio across the two hosts (issue 5): WebRTC between the namespaces, negotiated over QUIC; a packet
 /// capture on the listener's host checks that the media on the wire is DTLS-SRTP, never plain RTP.
-@Suite(.serialized)
+@Suite(.serialized, .heavy(cores: 0.5, "two network namespaces, a live stream and a packet capture"))
 struct CribCallLiveStreamEndToEndTests {
     @Test("the listener opens a live stream across the LAN and records the monitor's audio")
     func liveAudio() async throws {
@@ -283,7 +283,7 @@ struct TwoHouseholdDevices {
     func startMonitor(_ arguments: [String], audioSource: String = "test:cry") async throws -> (BackgroundProcess, Ready) {
         let monitor = try network.start(network.a, cribcall,
                                         ["monitor", "--json", "--audio-source", audioSource] + arguments + monitorData)
-        let line = await monitor.line(timeout: .seconds(20)) { event($0) == "ready" }
+        let line = try? await monitor.ready("cribcall monitor") { event($0) == "ready" }
         guard let ready = line.flatMap(jsonObject), let id = ready["monitorId"] as? String,
               let fingerprint = ready["certFingerprint"] as? String, let port = ready["port"] as? Int
         else {
@@ -299,6 +299,7 @@ struct TwoHouseholdDevices {
             "browse", "--type", "_baby-monitor._udp.local.", "--type", "_baby-monitor._tcp.local.", "--seconds", "15",
         ])
         defer { Task { await browser.stop() } }
+        try await browser.ready("zeroconf_peer.py browse") { jsonObject($0)?["event"] as? String == "ready" }
         for serviceType in ["_baby-monitor._udp.local.", "_baby-monitor._tcp.local."] {
             let line = await browser.line { line in
                 let object = jsonObject(line)

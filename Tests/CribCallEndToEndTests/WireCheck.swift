@@ -187,7 +187,7 @@ struct SyntheticCapture {
 }
 
 /// The wire check has teeth: fed synthetic captures, it tells plain RTP/RTCP from SRTP/SRTCP-shaped traffic.
-@Suite
+@Suite(.heavy("srtp_wire_check.py over captured packets"))
 struct SRTPWireCheckTests {
     @Test("SRTP-shaped RTP and SRTCP after a DTLS-SRTP handshake are judged encrypted")
     func encryptedCall() async throws {

@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// The notifier against an independent notification server (jeepney) on a private dbus-daemon.
-@Suite("FreedesktopNotifier", .serialized)
+@Suite("FreedesktopNotifier", .serialized, .heavy("private D-Bus daemons and a jeepney notification server"))
 struct FreedesktopNotifierTests {
     /// "Does not hang": far below libdbus's own 25 s default, with room for a loaded 2-core machine running the
     /// whole suite (measured durations belong in benchmarks, not here).

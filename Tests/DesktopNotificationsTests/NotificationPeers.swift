@@ -37,9 +37,12 @@ final class PrivateSessionBus: Sendable {
             """.write(to: config, atomically: true, encoding: .utf8)
         let daemon = try BackgroundProcess(
             "dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"])
-        guard let address = await daemon.line(timeout: .seconds(10), where: { $0.hasPrefix("unix:") }) else {
+        let address: String
+        do {
+            address = try await daemon.ready("dbus-daemon (its address)") { $0.hasPrefix("unix:") }
+        } catch {
             await daemon.stop()
-            throw PeerFailure("dbus-daemon did not print its address: \(daemon.errorOutput)")
+            throw error
         }
         return PrivateSessionBus(directory: directory, address: address, daemon: daemon)
     }
@@ -64,10 +67,13 @@ final class NotificationServer: Sendable {
         }
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/dbus/notification_server.py").path
         let process = try BackgroundProcess(python, [script, "--address", bus.address] + arguments)
-        guard await process.line(where: { $0.contains("\"event\": \"ready\"") }) != nil else {
+        do {
+            try await process.ready("notification_server.py (jeepney==0.9.0 in the venv)") {
+                $0.contains("\"event\": \"ready\"")
+            }
+        } catch {
             await process.stop()
-            throw PeerFailure(
-                "notification_server.py did not start (is jeepney==0.9.0 installed in the venv?): \(process.errorOutput)")
+            throw error
         }
         return NotificationServer(process: process)
     }

@@ -9,72 +9,24 @@ import TestSupport
 import Testing
 
 /// Real webrtcbin pipelines on 127.0.0.1, one at a time (each costs a core while negotiating).
-@Suite(.serialized)
+@Suite(.serialized, .heavy("webrtcbin pipelines in real time, aiortc"))
 struct LiveStreamTests {
     // MARK: - aiortc
 
     @Test("a sender streams Opus that aiortc (an independent WebRTC stack) negotiates and decodes for 2 s")
     func aiortcDecodesTheSendersOpus() async throws {
-        guard InteropPeers.pythonAvailable(for: "Media aiortc interop"), let python = InteropPeers.python else { return }
         let certificate = try MediaTestSupport.certificate()
         let engine = try GStreamerMediaEngine(
             configuration: .init(dtlsCertificate: certificate, audioSource: .test(.cry), iceAddresses: ["127.0.0.1"])
         )
-        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/webrtc/aiortc_peer.py").path
-        let aiortc = try BackgroundProcess(python, [script, "--seconds", "2.5", "--timeout", "25"], acceptsInput: true)
-        let started = ContinuousClock.now
-        let sender = try await engine.makeSender(sessionId: "interop-aiortc", mediaType: .audio)
-        let recorder = EventRecorder(sender) { event in
-            switch event {
-            case .localDescription(let sdp):
-                aiortc.send(Self.json(["type": "offer", "sdp": sdp]))
-            case .localCandidate(let candidate):
-                aiortc.send(Self.json([
-                    "type": "candidate", "candidate": candidate.candidate, "sdpMid": candidate.sdpMid ?? "",
-                    "sdpMLineIndex": candidate.sdpMLineIndex ?? 0,
-                ]))
-            default:
-                break
-            }
-        }
-
-        // aiortc's answer and candidates go back to the sender until its result line arrives.
-        var handled = 0
-        var result: [String: Any]?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while result == nil, ContinuousClock.now < deadline, aiortc.status == nil || handled < aiortc.output.count {
-            let lines = aiortc.output
-            for line in lines[handled...] {
-                guard let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                    continue
-                }
-                switch message["type"] as? String {
-                case "answer":
-                    try await sender.setRemoteDescription(sdp: try #require(message["sdp"] as? String))
-                case "candidate":
-                    try await sender.addRemoteCandidate(
-                        .init(
-                            candidate: message["candidate"] as? String ?? "",
-                            sdpMid: message["sdpMid"] as? String,
-                            sdpMLineIndex: message["sdpMLineIndex"] as? Int
-                        )
-                    )
-                case "result":
-                    result = message
-                default:
-                    break
-                }
-            }
-            handled = lines.count
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let flowingAfter = recorder.firstFlowing.map { $0 - started }
-        await sender.stop()
-        await aiortc.stop()
-        let result_ = try #require(result, "aiortc printed no result; its log:\n\(aiortc.errorOutput)")
+        guard let run = try await AiortcPeer.answer(
+            engine, sessionId: "interop-aiortc", mediaType: .audio,
+            arguments: ["--seconds", "2.5", "--timeout", "25"], timeout: .seconds(30)
+        ) else { return }
+        let result_ = run.result
+        let offer = run.offer
 
         // The offer: Opus first (and only), pt 111, FEC declared, the certificate's real fingerprint.
-        let offer = try #require(recorder.events.first?.localDescription, "the first event must be the offer")
         let audioSection = try #require(offer.components(separatedBy: "m=audio ").dropFirst().first)
         #expect(audioSection.hasPrefix("9 UDP/TLS/RTP/SAVPF 111"), "Opus (111) must be the first payload type")
         #expect(offer.contains("a=rtpmap:111 OPUS/48000/2"))
@@ -86,7 +38,7 @@ struct LiveStreamTests {
         let answerRtpmap = try #require(result_["answer_rtpmap"] as? [String])
         #expect(answerRtpmap.contains { $0.lowercased().contains("opus/48000") }, "answer: \(answerRtpmap)")
         // Trickled candidates: host UDP on 127.0.0.1 with mid and m-line index, then the end marker, last.
-        let candidates = recorder.events.compactMap(\.localCandidate)
+        let candidates = run.events.compactMap(\.localCandidate)
         let real = candidates.filter { !$0.candidate.isEmpty }
         #expect(!real.isEmpty)
         #expect(real.allSatisfy { $0.candidate.hasPrefix("candidate:") && $0.candidate.contains(" 127.0.0.1 ") })
@@ -95,19 +47,17 @@ struct LiveStreamTests {
         #expect(candidates.allSatisfy { $0.sdpMLineIndex == 0 })
         #expect(candidates.last?.candidate == "", "the end-of-candidates marker must come after every candidate")
         // aiortc decoded at least 2 s of audio.
-        #expect(result_["error"] == nil, "aiortc: \(result_["error"] ?? "")\n\(aiortc.errorOutput)")
+        #expect(result_["error"] == nil, "aiortc: \(result_["error"] ?? "")\n\(run.log)")
         let seconds = result_["seconds"] as? Double ?? 0
         let samples = result_["samples"] as? Int ?? 0
         #expect(seconds >= 2.0, "decoded for \(seconds) s")
         #expect(samples >= 2 * 48_000, "decoded \(samples) samples")
         #expect(result_["sample_rates"] as? [Int] == [48_000])
-        #expect(flowingAfter != nil, "the sender never reported .flowing")
-        // Stopped: ended, and every GStreamer object released.
-        #expect(await recorder.finished())
-        #expect(recorder.events.last?.endReason == "stopped")
-        #expect(await MediaTestSupport.released(sender))
+        #expect(run.flowingAfter != nil, "the sender never reported .flowing")
+        // Stopped by the test (AiortcPeer checked that it ended and released every GStreamer object).
+        #expect(run.events.last?.endReason == "stopped")
         let firstFrame = result_["first_frame_ms"] ?? "?"
-        print("aiortc interop: flowing after \(flowingAfter.map { "\($0)" } ?? "-"), first frame at aiortc \(firstFrame) ms")
+        print("aiortc interop: flowing after \(run.flowingAfter.map { "\($0)" } ?? "-"), first frame at aiortc \(firstFrame) ms")
     }
 
     // MARK: - Swift ↔ Swift
@@ -242,11 +192,6 @@ struct LiveStreamTests {
     }
 
     // MARK: - Helpers
-
-    static func json(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
-    }
 
     /// A sender of `monitor` and a receiver of `listener` signaling to each other directly (`tamper` may alter
     /// the offer on its way).

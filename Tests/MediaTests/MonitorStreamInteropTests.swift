@@ -4,7 +4,7 @@ import Testing
 
 /// The real `cribcall monitor` streams to a listener built on stacks nobody here wrote: aioquic for the control
 /// channel and QR pairing, aiortc for SDP, trickled ICE, DTLS-SRTP and Opus (Tests/Interop/webrtc/stream_client.py).
-@Suite(.serialized)
+@Suite(.serialized, .heavy("a cribcall monitor process and an aioquic + aiortc listener"))
 struct MonitorStreamInteropTests {
     @Test("an aioquic + aiortc listener pairs by QR, starts a stream and decodes ≥ 2 s of the monitor's Opus")
     func aiortcListenerDecodesTheMonitorsStream() async throws {
@@ -21,8 +21,8 @@ struct MonitorStreamInteropTests {
         let started = ContinuousClock.now
         var client: BackgroundProcess?
         do {
-            let readyLine = await monitor.line(timeout: .seconds(20)) { Self.event($0) == "ready" }
-            let ready = try #require(readyLine.flatMap(Self.object), "monitor never got ready:\n\(monitor.errorOutput)")
+            let readyLine = try await monitor.ready("cribcall monitor") { Self.event($0) == "ready" }
+            let ready = try #require(Self.object(readyLine), "monitor's ready line: \(readyLine)")
             let port = try #require(ready["port"] as? Int)
             let qrLine = await monitor.line(timeout: .seconds(10)) { Self.event($0) == "qr" }
             let qrText = try #require(qrLine.flatMap(Self.object)?["text"] as? String, "no qr line: \(monitor.output)")
@@ -34,6 +34,7 @@ struct MonitorStreamInteropTests {
                 "--timeout", "40",
             ])
             client = peer
+            try await peer.ready("stream_client.py") { Self.event($0) == "ready" }
             let status = await peer.waitForExit(timeout: .seconds(50))
             let events = peer.output.compactMap(Self.object)
             let log = "client stdout:\n\(peer.output.joined(separator: "\n"))\nclient stderr:\n\(peer.errorOutput)"

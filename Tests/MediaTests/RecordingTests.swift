@@ -13,7 +13,7 @@ import Glibc
 /// `cribcall listen --record PATH`: which file each stream gets (``RecordingFiles``), and what a Matroska recording
 /// holds as FFmpeg (PyAV, `Tests/Interop/media/mkv_probe.py`) reads it — an implementation independent of the
 /// GStreamer that wrote it.
-@Suite("Recording streams")
+@Suite("Recording streams", .heavy(cores: 0.5, "live streams recorded to Matroska, read back by FFmpeg"))
 struct RecordingTests {
     // MARK: - File names
 

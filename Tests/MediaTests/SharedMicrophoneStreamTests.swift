@@ -9,7 +9,7 @@ import TestSupport
 
 /// A monitor has one microphone: its live streams carry what the input publishes on its ``LiveAudioFeed`` (the
 /// audio sound detection hears), not a second capture of the device.
-@Suite("Streaming the shared microphone", .serialized)
+@Suite("Streaming the shared microphone", .serialized, .heavy("capture and webrtcbin pipelines in real time"))
 struct SharedMicrophoneStreamTests {
     @Test("a sender fed from the shared microphone streams that audio: the receiver records its 700 Hz tone")
     func senderStreamsTheFeed() async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// `audio_video` streams: a second m-line with H.264 (payload type 102) or VP8 (96) after the Opus one. Small video
 /// (320x240 at 15 fps) so two pipelines and aiortc fit on two cores; the weak-link tests send 1280x720 at 10 fps.
-@Suite(.serialized)
+@Suite(.serialized, .heavy(cores: 0.5, "H.264/VP8 encoders and decoders in real time, aiortc"))
 struct VideoStreamTests {
     static let smallVideo = GStreamerMediaEngine.VideoFormat(width: 320, height: 240, framesPerSecond: 15)
     static let hdVideo = GStreamerMediaEngine.VideoFormat(width: 1280, height: 720, framesPerSecond: 10)
@@ -51,89 +51,15 @@ struct VideoStreamTests {
         return Array(lines.drop { !$0.hasPrefix("m=video ") }.prefix { !$0.hasPrefix("m=audio ") })
     }
 
-    /// What an aiortc run reported.
-    struct AiortcRun {
-        var result: [String: Any]
-        var offer: String
-        var encodedFrames: Int
-        var log: String
-    }
-
-    /// Streams from a sender of `engine` to `aiortc_peer.py --video <arguments>` until its result line (within
-    /// `timeout`); nil when Python/aiortc is not available.
-    static func streamToAiortc(
-        _ engine: GStreamerMediaEngine,
-        sessionId: String,
-        arguments: [String],
-        timeout: Duration
-    ) async throws -> AiortcRun? {
-        guard InteropPeers.pythonAvailable(for: "Media aiortc video interop"), let python = InteropPeers.python else {
-            return nil
-        }
-        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/webrtc/aiortc_peer.py").path
-        let aiortc = try BackgroundProcess(python, [script, "--video"] + arguments, acceptsInput: true)
-        let sender = try await engine.makeSender(sessionId: sessionId, mediaType: .audioVideo)
-        let recorder = EventRecorder(sender) { event in
-            switch event {
-            case .localDescription(let sdp):
-                aiortc.send(LiveStreamTests.json(["type": "offer", "sdp": sdp]))
-            case .localCandidate(let candidate):
-                aiortc.send(LiveStreamTests.json([
-                    "type": "candidate", "candidate": candidate.candidate, "sdpMid": candidate.sdpMid ?? "",
-                    "sdpMLineIndex": candidate.sdpMLineIndex ?? 0,
-                ]))
-            default:
-                break
-            }
-        }
-        var handled = 0
-        var result: [String: Any]?
-        let deadline = ContinuousClock.now + timeout
-        while result == nil, ContinuousClock.now < deadline, aiortc.status == nil || handled < aiortc.output.count {
-            let lines = aiortc.output
-            for line in lines[handled...] {
-                guard let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                    continue
-                }
-                switch message["type"] as? String {
-                case "answer":
-                    try await sender.setRemoteDescription(sdp: try #require(message["sdp"] as? String))
-                case "candidate":
-                    try await sender.addRemoteCandidate(
-                        .init(
-                            candidate: message["candidate"] as? String ?? "",
-                            sdpMid: message["sdpMid"] as? String,
-                            sdpMLineIndex: message["sdpMLineIndex"] as? Int
-                        )
-                    )
-                case "result":
-                    result = message
-                default:
-                    break
-                }
-            }
-            handled = lines.count
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let encoded = (sender as? GStreamerMediaPeer)?.encodedVideoFrames ?? -1
-        await sender.stop()
-        await aiortc.stop()
-        #expect(await recorder.finished())
-        #expect(await MediaTestSupport.released(sender))
-        let finalResult = try #require(result, "aiortc printed no result; its log:\n\(aiortc.errorOutput)")
-        let offer = try #require(recorder.events.first?.localDescription, "the first event must be the offer")
-        return AiortcRun(result: finalResult, offer: offer, encodedFrames: encoded, log: aiortc.errorOutput)
-    }
-
     @Test(
         "an audio_video sender offers Opus then the video codec, and aiortc decodes ≥ 10 frames and ≥ 2 s of audio",
         arguments: [GStreamerMediaEngine.VideoCodec.h264, .vp8]
     )
     func aiortcDecodesVideoAndAudio(codec: GStreamerMediaEngine.VideoCodec) async throws {
         let engine = try Self.monitorEngine(codec: codec)
-        guard let run = try await Self.streamToAiortc(
-            engine, sessionId: "video-aiortc",
-            arguments: ["--seconds", "2.5", "--timeout", "30", "--video-frames", "10"], timeout: .seconds(35)
+        guard let run = try await AiortcPeer.answer(
+            engine, sessionId: "video-aiortc", mediaType: .audioVideo,
+            arguments: ["--video", "--seconds", "2.5", "--timeout", "30", "--video-frames", "10"], timeout: .seconds(35)
         ) else { return }
 
         #expect(Self.mediaKinds(run.offer) == ["audio", "video"], "offer:\n\(run.offer)")
@@ -179,10 +105,10 @@ struct VideoStreamTests {
         #expect(reduced == .init(width: 854, height: 480, framesPerSecond: 10))
         // A good link for 10 frames (720p), then 20 % loss until 10 frames at 480p have been decoded (about 3–4 s of
         // loss before the switch down), then a good link until 10 frames at 720p (10 s before the switch back).
-        guard let run = try await Self.streamToAiortc(
-            engine, sessionId: "video-weak-link",
+        guard let run = try await AiortcPeer.answer(
+            engine, sessionId: "video-weak-link", mediaType: .audioVideo,
             arguments: [
-                "--seconds", "1", "--timeout", "60", "--video-frames", "10",
+                "--video", "--seconds", "1", "--timeout", "60", "--video-frames", "10",
                 "--drop-video", "0.2", "--drop-after", "10", "--until-size", "854x480", "--then-size", "1280x720",
             ],
             timeout: .seconds(65)

@@ -10,7 +10,9 @@ import TestSupport
 
 /// The QUIC control channel against an independent implementation nobody here wrote: aioquic (Python), driven
 /// through Tests/Interop/quic/cribcall_peer.py.
-@Suite("QUIC interop with aioquic", .serialized, .enabled(if: InteropPeers.pythonAvailable(for: "aioquic interop")))
+@Suite(
+    "QUIC interop with aioquic", .serialized, .heavy(cores: 0.5, "aioquic peer processes"),
+    .enabled(if: InteropPeers.pythonAvailable(for: "aioquic interop")))
 struct AioquicInteropTests {
     static let peerScript = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/quic/cribcall_peer.py").path
 
@@ -88,6 +90,7 @@ struct AioquicInteropTests {
             Self.peerScript, "client", "--host", "127.0.0.1", "--port", "\(port)", "--cert", identity.cert,
             "--key", identity.key, "--pin", pin, "--timeout", "8",
         ] + arguments)
+        try await process.ready("cribcall_peer.py client") { $0.contains(#""event":"ready""#) }
         let status = await process.waitForExit(timeout: .seconds(20))
         return (status, try process.output.map { try json($0) })
     }
@@ -199,8 +202,7 @@ struct AioquicInteropTests {
             "--trusted", trustedClient.fingerprint.hex,
         ])
         defer { Task { await process.stop() } }
-        let listeningLine = await process.line { $0.contains("\"listening\"") }
-        let listening = try #require(listeningLine, "the aioquic server did not start: \(process.errorOutput)")
+        let listening = try await process.ready("cribcall_peer.py server") { $0.contains("\"listening\"") }
         let port = try #require(try json(listening)["port"] as? Int)
         let pin = try #require(CertificateFingerprint(hex: server.fingerprint))
 
@@ -238,8 +240,7 @@ struct AioquicInteropTests {
         let process = try BackgroundProcess(try python(), [
             Self.peerScript, "server", "--host", "127.0.0.1", "--port", "0", "--cert", server.cert, "--key", server.key,
         ])
-        let listeningLine = await process.line { $0.contains("\"listening\"") }
-        let listening = try #require(listeningLine, "the aioquic server did not start: \(process.errorOutput)")
+        let listening = try await process.ready("cribcall_peer.py server") { $0.contains("\"listening\"") }
         let port = try #require(try json(listening)["port"] as? Int)
         let connector = try QUICConnector(identity: try DeviceIdentity.generate(now: Date()))
         let pin = monitor.fingerprint

@@ -6,7 +6,9 @@ import TestSupport
 ///
 /// The kernel here has no `sch_netem`, so the loss is made with nftables (`numgen random mod 100 < 20 drop` on each
 /// namespace's input hook): random, independent drops, which is what netem's `loss 20%` does.
-@Suite("QUIC under 20 % packet loss", .serialized, .enabled(if: NetworkNamespaces.available(for: "the packet-loss test")))
+@Suite(
+    "QUIC under 20 % packet loss", .serialized, .heavy("network namespaces with netem loss"),
+    .enabled(if: NetworkNamespaces.available(for: "the packet-loss test")))
 struct QUICLossTests {
     @Test("a connection completes and exchanges 1,000 frames with 20 % of packets dropped each way")
     func thousandFramesUnderLoss() async throws {
@@ -16,8 +18,7 @@ struct QUICLossTests {
         let server = try BackgroundProcess("ip", ["netns", "exec", namespaces.server, probe, "server",
                                                   "--host", namespaces.serverAddress])
         defer { Task { await server.stop() } }
-        let listeningLine = await server.line { $0.contains(#""event":"listening""#) }
-        let listening = try #require(listeningLine, "the server did not start: \(server.errorOutput)")
+        let listening = try await server.ready("quic-probe server") { $0.contains(#""event":"listening""#) }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(listening.utf8)) as? [String: Any])
         let port = try #require(object["port"] as? Int)
         let fingerprint = try #require(object["fingerprint"] as? String)

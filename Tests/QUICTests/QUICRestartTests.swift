@@ -22,8 +22,7 @@ struct QUICRestartTests {
         func startMonitor(port: Int) async throws -> (BackgroundProcess, Int, CertificateFingerprint) {
             let process = try BackgroundProcess(probe, ["server", "--host", "127.0.0.1", "--port", "\(port)",
                                                         "--data-dir", monitorDirectory])
-            let line = await process.line { $0.contains(#""event":"listening""#) }
-            let listening = try #require(line, "monitor did not start: \(process.errorOutput)")
+            let listening = try await process.ready("quic-probe server") { $0.contains(#""event":"listening""#) }
             let object = try #require(try JSONSerialization.jsonObject(with: Data(listening.utf8)) as? [String: Any])
             let fingerprint = try #require((object["fingerprint"] as? String).flatMap { CertificateFingerprint(hex: $0) })
             return (process, try #require(object["port"] as? Int), fingerprint)

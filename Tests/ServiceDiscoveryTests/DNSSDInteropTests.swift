@@ -4,7 +4,7 @@ import TestSupport
 
 /// The real adapter against a real Avahi daemon and an independent mDNS stack (python-zeroconf), each in its own
 /// network namespace. Serialized: each test starts daemons, and the machine is small.
-@Suite(.serialized)
+@Suite(.serialized, .heavy("network namespaces, each with dbus + avahi, python-zeroconf"))
 struct DNSSDInteropTests {
     static let fingerprint = String(repeating: "5a", count: 32)
     static let udp = "_baby-monitor._udp.local."
@@ -29,6 +29,7 @@ struct DNSSDInteropTests {
             let browser = try network.zeroconfPeer(network.b, ["browse", "--type", Self.udp, "--type", Self.tcp,
                                                                "--seconds", "20"])
             defer { Task { await browser.stop() } }
+            try await browser.ready("zeroconf_peer.py browse") { jsonObject($0)?["event"] as? String == "ready" }
             for serviceType in [Self.udp, Self.tcp] {
                 let line = await browser.line { line in
                     guard let event = jsonObject(line) else { return false }
@@ -58,7 +59,7 @@ struct DNSSDInteropTests {
                 "--port", "4433", "--address", MDNSNetwork.addressB, "--seconds", "10",
             ])
             defer { Task { await peer.stop() } }
-            #expect(await peer.line { $0.contains("\"registered\"") } != nil, "zeroconf: \(peer.errorOutput)")
+            try await peer.ready("zeroconf_peer.py register") { $0.contains("\"registered\"") }
 
             let found = await browser.line { jsonObject($0)?["event"] as? String == "found" }
             let event = try #require(found.flatMap(jsonObject), "probe: \(browser.output) \(browser.errorOutput)")

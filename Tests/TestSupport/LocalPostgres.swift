@@ -193,9 +193,10 @@ public final class LocalPostgres: Sendable {
         }
     }
 
-    /// Polls `pg_isready` until the server accepts connections (false if it exited or 60 s passed).
+    /// Polls `pg_isready` until the server accepts connections (false if it exited or 120 s passed: start-up on a
+    /// loaded machine is slow, and a server that fails exits at once).
     private func waitUntilReady() -> Bool {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline, server.status == nil {
             let probe = try? Subprocess.runBlocking(
                 "\(binaries)/pg_isready",

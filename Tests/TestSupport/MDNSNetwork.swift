@@ -129,7 +129,8 @@ public final class MDNSNetwork: Sendable {
             Self.supervised("dbus-daemon --system --nofork --nopidfile --address=\(busAddress(namespace))"),
         ])
         let socket = folder.appendingPathComponent("bus").path
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Start-up budgets are generous (a loaded machine is slow to start daemons); a daemon that exits fails at once.
+        let deadline = ContinuousClock.now + .seconds(120)
         while !FileManager.default.fileExists(atPath: socket) {
             guard ContinuousClock.now < deadline, bus.status == nil else {
                 await bus.stop()
@@ -173,7 +174,7 @@ public final class MDNSNetwork: Sendable {
             ],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace)]
         )
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(120)
         while !avahi.errorOutput.contains("Server startup complete") {
             guard ContinuousClock.now < deadline, avahi.status == nil else {
                 await avahi.stop()

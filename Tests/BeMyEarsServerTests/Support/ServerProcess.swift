@@ -21,8 +21,14 @@ final class ServerProcess: Sendable {
             executable,
             ["--host", "127.0.0.1", "--port", "0", "--json"] + (bonjour ? [] : ["--no-bonjour"]) + arguments
         )
-        guard let line = await process.line(timeout: .seconds(30), where: { $0.contains(#""event":"ready""#) }),
-            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+        let line: String
+        do {
+            line = try await process.ready("bemyears-server") { $0.contains(#""event":"ready""#) }
+        } catch {
+            await process.stop()
+            throw error
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
             let port = object["port"] as? Int, port > 0
         else {
             await process.stop()
@@ -64,12 +70,17 @@ enum InteropScript {
     }
 
     /// Runs a script to completion; returns its exit status and its JSON result line.
+    ///
+    /// The scripts print `{"event": "ready"}` once started (imports done; browser_call.py: both browsers up), and
+    /// `timeout` counts from there: a peer's start-up is no part of the test's deadline.
     static func run(
         _ script: String,
         _ arguments: [String],
         timeout: Duration
     ) async throws -> (status: Int32?, result: [String: Any], stdout: String, stderr: String) {
         let process = try BackgroundProcess(try python(), [path(script)] + arguments)
+        // browser_call.py bounds its browsers' start-up itself (--launch-timeout, 120 s), then prints its result.
+        _ = try? await process.ready(script, timeout: .seconds(180)) { jsonObject($0)?["event"] as? String == "ready" }
         let status = await process.waitForExit(timeout: timeout)
         let stdout = process.output.joined(separator: "\n")
         let line = process.output.last { $0.hasPrefix("{") } ?? "{}"

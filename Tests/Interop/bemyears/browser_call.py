@@ -17,9 +17,10 @@ The server under test (bemyears-server) must already serve the client at --url a
 4. The caller presses "Hang up"; both calls end with reason HANGUP, the interpreter is AVAILABLE again and the
    caller sees "Call ivy-…" again.
 
-Prints one JSON line on stdout ({"ok": true, "direct_or_relay": …, "first_remote_frame_ms": …, …}); progress goes
+Prints {"event": "ready"} once both browsers are up (their start-up is not part of --timeout, which counts from
+there; --launch-timeout bounds it), then one JSON line on stdout ({"ok": true, "direct_or_relay": …, "first_remote_frame_ms": …, …}); progress goes
 to stderr. Exit status: 0 passed, 1 a check failed, 2 the environment is not usable (no server, no browser),
-3 the overall --timeout fired. Every wait has a deadline and the browsers are always shut down.
+3 --launch-timeout or --timeout fired. Every wait has a deadline and the browsers are always shut down.
 
 Needs: apt-get install chromium chromium-driver; pip install selenium==4.51.0.
 """
@@ -333,7 +334,7 @@ def pair_kind(pair: dict | None) -> str:
     return "relay" if "relay" in (pair.get("local"), pair.get("remote")) else "direct"
 
 
-def run(args: argparse.Namespace, browsers: Browsers, result: dict) -> None:
+def run(args: argparse.Namespace, browsers: Browsers, result: dict, on_ready) -> None:
     url = page_url(args.url, args.relay, args.video)
     suffix = secrets.token_hex(3)
     ivy_name, cal_name = f"ivy-{suffix}", f"cal-{suffix}"
@@ -347,6 +348,7 @@ def run(args: argparse.Namespace, browsers: Browsers, result: dict) -> None:
     result["chromedriver"] = caps.get("chrome", {}).get("chromedriverVersion", "").split(" ")[0]
     result["timings_ms"] = timings = {"launch_browsers": ms_since(t0)}
     log("browsers up", result["browser"])
+    on_ready()
 
     t0 = time.monotonic()
     for p in (ivy, cal):
@@ -483,7 +485,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", required=True, help="the client page, e.g. http://127.0.0.1:8080/")
     ap.add_argument("--relay", action="store_true", help="relay-only media through TURN; check relay/relay")
-    ap.add_argument("--timeout", type=float, default=120, help="hard limit for the whole run, seconds")
+    ap.add_argument("--timeout", type=float, default=120, help="hard limit for the run once the browsers are up, s")
+    ap.add_argument("--launch-timeout", type=float, default=120, help="hard limit for starting both browsers, s")
     ap.add_argument("--step-timeout", type=float, default=25, help="limit for each wait, seconds")
     ap.add_argument("--hold", type=float, default=2, help="seconds to keep the call up before hanging up")
     ap.add_argument("--video", default="320x240", help="camera size asked for by the pages (video=WxH)")
@@ -511,8 +514,8 @@ def main() -> int:
                 result["selenium"] = selenium.__version__
             print(json.dumps(result), flush=True)
 
-    def watchdog() -> None:
-        result.update(ok=False, step="overall", reason=f"the whole run exceeded --timeout {args.timeout:.0f} s")
+    def watchdog(reason: str) -> None:
+        result.update(ok=False, step="overall", reason=reason)
         log(result["reason"])
         browsers.kill_all()
         browsers.remember_tree()
@@ -520,9 +523,22 @@ def main() -> int:
         emit(3)
         os._exit(3)
 
-    timer = threading.Timer(args.timeout, watchdog)
-    timer.daemon = True
-    timer.start()
+    timers: list[threading.Timer] = []
+
+    def arm(seconds: float, reason: str) -> None:
+        for timer in timers:
+            timer.cancel()
+        timer = threading.Timer(seconds, watchdog, args=(reason,))
+        timer.daemon = True
+        timer.start()
+        timers.append(timer)
+
+    def on_ready() -> None:
+        with print_lock:
+            print(json.dumps({"event": "ready"}), flush=True)
+        arm(args.timeout, f"the call did not complete within --timeout {args.timeout:.0f} s of the browsers starting")
+
+    arm(args.launch_timeout, f"the browsers did not start within --launch-timeout {args.launch_timeout:.0f} s")
 
     def on_signal(signum, _frame):
         raise KeyboardInterrupt(f"signal {signum}")
@@ -532,7 +548,7 @@ def main() -> int:
     code = 1
     try:
         check_environment(args)
-        run(args, browsers, result)
+        run(args, browsers, result, on_ready)
         result["ok"] = True
         code = 0
     except EnvironmentProblem as e:
@@ -556,7 +572,8 @@ def main() -> int:
             result["states"] = final_states(browsers)
             save_artifacts(args, browsers)
         browsers.quit_all()
-        timer.cancel()
+        for timer in timers:
+            timer.cancel()
     emit(code)
     return code
 

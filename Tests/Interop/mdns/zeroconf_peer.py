@@ -57,6 +57,7 @@ def browse(args: argparse.Namespace) -> None:
         )
 
     browsers = [ServiceBrowser(zc, service_type, handlers=[on_change]) for service_type in args.type]
+    emit(event="ready")  # browsing: the test's deadlines for what it should find start now
     threading.Event().wait(args.seconds)
     for browser in browsers:
         browser.cancel()

@@ -768,6 +768,7 @@ async def run_client(args: argparse.Namespace) -> int:
         alpn=args.alpn or None,
     )
     payloads = frame_payloads(args.sends or [])
+    emit({"event": "ready"})  # start-up (imports) is over: --timeout counts from here
     try:
         async with asyncio.timeout(args.timeout):
             return await client_session(settings, payloads, args.expect)

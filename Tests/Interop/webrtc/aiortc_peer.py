@@ -5,7 +5,8 @@ Signaling is newline-delimited JSON on stdin/stdout, in the shapes of PROTOCOL.m
   in:  {"type": "offer", "sdp": "..."}
        {"type": "candidate", "candidate": "candidate:...", "sdpMid": "0", "sdpMLineIndex": 0}
        (an empty "candidate" ends the remote candidates)
-  out: {"type": "answer", "sdp": "..."}                       (candidates stripped: they are trickled)
+  out: {"type": "ready"}                                      (first: imports done, peer created; send the offer now)
+       {"type": "answer", "sdp": "..."}                       (candidates stripped: they are trickled)
        {"type": "candidate", ...}, then one with "candidate": "" (end of candidates)
        {"type": "result", ...}                                 (last line; then the script exits)
 The result counts the audio decoded by aiortc during --seconds after the first frame, and reports what the
@@ -30,7 +31,7 @@ import aioice.ice
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--seconds", type=float, default=2.5, help="how long to decode after the first frame")
-parser.add_argument("--timeout", type=float, default=20.0, help="give up after this many seconds")
+parser.add_argument("--timeout", type=float, default=20.0, help="give up this many seconds after printing ready")
 parser.add_argument("--address", default="127.0.0.1", help="the only host address aioice gathers on")
 parser.add_argument("--video", action="store_true", help="also decode and count video frames")
 parser.add_argument("--video-frames", type=int, default=10, help="with --video: wait for this many video frames")
@@ -45,6 +46,7 @@ aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: [args.address]
 
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription  # noqa: E402
 from aiortc.rtcrtpreceiver import RTCRtpReceiver  # noqa: E402
+import aiortc.codecs.h264, aiortc.codecs.opus, aiortc.codecs.vpx  # noqa: E401,E402 (loaded before "ready")
 from aiortc.sdp import candidate_from_sdp  # noqa: E402
 
 START = time.monotonic()
@@ -248,6 +250,8 @@ async def main():
                 candidate.sdpMLineIndex = message.get("sdpMLineIndex")
                 await pc.addIceCandidate(candidate)
 
+    # Start-up is over: the test starts its clock now, and --timeout counts from here.
+    emit({"type": "ready"})
     reading = asyncio.ensure_future(read_signaling())
     try:
         await asyncio.wait_for(finished.wait(), timeout=args.timeout)

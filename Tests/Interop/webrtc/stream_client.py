@@ -8,7 +8,7 @@
 3. START_STREAM_REQUEST {sessionId, mediaType: audio}; answers the monitor's WEBRTC_OFFER with aiortc and trickles
    ICE both ways (§9); decodes Opus for --seconds after the first frame; END_STREAM; closes.
 
-Events, one JSON object per line on stdout: paired, stream_accepted, offer, answer, first_frame, decoded, ended,
+Events, one JSON object per line on stdout: ready (start-up done; --timeout counts from here), paired, stream_accepted, offer, answer, first_frame, decoded, ended,
 or error (then exit status 1). Logs go to stderr. The QUIC parts come from ../quic/cribcall_peer.py.
 """
 
@@ -27,6 +27,11 @@ from pathlib import Path
 
 import aioice.ice
 import rfc8785
+# aiortc is imported here, before the "ready" line, not when the stream starts: importing it has taken 20 s on a
+# loaded machine, which would have counted against the monitor's deadline for the first media.
+from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+from aiortc.sdp import candidate_from_sdp
+import aiortc.codecs.opus  # noqa: F401
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives import hashes
@@ -127,8 +132,6 @@ class Session:
             log("ignored before pairing:", kind)
 
     def make_peer_connection(self):
-        from aiortc import RTCConfiguration, RTCPeerConnection
-
         pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))  # host candidates only (§9)
 
         @pc.on("connectionstatechange")
@@ -167,7 +170,6 @@ class Session:
         self.decoded.set()
 
     async def answer(self, sdp: str) -> None:
-        from aiortc import RTCSessionDescription
 
         self.pc = self.make_peer_connection()
         await self.pc.setRemoteDescription(RTCSessionDescription(sdp=sdp, type="offer"))
@@ -192,7 +194,6 @@ class Session:
                                     "candidate": {"candidate": "", "sdpMid": mid, "sdpMLineIndex": 0}})
 
     async def add_candidate(self, init: dict) -> None:
-        from aiortc.sdp import candidate_from_sdp
 
         text = init.get("candidate", "")
         if not text:
@@ -297,7 +298,7 @@ def main() -> int:
     parser.add_argument("--port", type=peer.port_number, required=True)
     parser.add_argument("--qr", required=True, help="the QR code's JSON text")
     parser.add_argument("--seconds", type=float, default=3.0, help="how long to decode after the first frame")
-    parser.add_argument("--timeout", type=float, default=40.0, help="give up after this many seconds")
+    parser.add_argument("--timeout", type=float, default=40.0, help="give up this many seconds after ready")
     parser.add_argument("--ice-address", default=None,
                         help="the only host address aiortc gathers on (default: --host)")
     args = parser.parse_args()
@@ -309,6 +310,7 @@ def main() -> int:
         for field in ("monitorId", "monitorCertFingerprint", "pairingToken"):
             if not isinstance(qr.get(field), str):
                 raise ClientError(f"the QR payload has no {field}")
+        peer.emit({"event": "ready"})
         return asyncio.run(asyncio.wait_for(run(args, qr), args.timeout))
     except (asyncio.TimeoutError, TimeoutError):
         peer.emit({"event": "error", "message": f"timed out after {args.timeout} s"})
