@@ -72,9 +72,12 @@ $(VENV)/.installed: Makefile
 build: check-swift
 	$(SWIFT) build
 
+# Ends with one line of wall times (build, tests), the figures to watch for a slow suite.
 test: deps-test
-	$(SWIFT) build --build-tests
-	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build
+	@started=$$(date +%s); \
+	$(SWIFT) build --build-tests || exit 1; built=$$(date +%s); \
+	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build; status=$$?; \
+	echo "make test: build $$((built - started)) s, tests $$(($$(date +%s) - built)) s"; exit $$status
 
 # The suite under CPU pressure: HOGS busy loops (default one per core), RUNS runs; prints the flake count.
 RUNS ?= 3

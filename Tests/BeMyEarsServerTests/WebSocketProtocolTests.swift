@@ -19,7 +19,7 @@ struct WebSocketProtocolTests {
             "decline",  // CALL_DECLINE forwarded, no CALL_ENDED, interpreter listed again
             "oversize",  // 65,536 bytes accepted; larger → ERROR + close 1009 (single frame, 1 MiB, fragmented)
             "garbage",  // not JSON / not an object / no string type / binary → ERROR PROTOCOL_ERROR + close 1002
-            "rate_limit",  // 50/s, burst 100: the rest RATE_LIMITED, socket open
+            "rate_limit",  // 50/s, burst 100 (REGISTER included): the rest RATE_LIMITED, socket open
             "race",  // 50 simultaneous CALL_REQUESTs: one CALL_RINGING, 49 BUSY; AVAILABLE again after hang-up
             "heartbeat",  // silent interpreter: close 4001 and gone from PRESENCE ~20 s after its last message
             "slow_reader",  // a client that stops reading is disconnected (its socket took nothing for 5 s)

@@ -7,8 +7,9 @@ import TestSupport
 /// item 8). Discovery, pairing (PIN and QR), alerts, a 20 s outage of the link, and revocation — all through the
 /// public command line, with real QUIC, real mDNS and python-zeroconf as an independent check of the announcement.
 ///
-/// Serialized: each test starts several daemons, and the machine is small.
-@Suite(.serialized, .heavy("two network namespaces with dbus + avahi and cribcall processes"))
+/// Each test has a LAN of its own (namespaces with random names), so the two run side by side: they mostly wait
+/// (mDNS, a 20 s outage), and the heavy-test gate bounds them.
+@Suite(.heavy("two network namespaces with dbus + avahi and cribcall processes"))
 struct CribCallEndToEndTests {
     static func canRun(_ test: String) -> Bool {
         MDNSNetwork.available(for: test) && InteropPeers.pythonAvailable(for: test)

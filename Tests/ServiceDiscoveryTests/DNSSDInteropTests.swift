@@ -3,8 +3,9 @@ import Testing
 import TestSupport
 
 /// The real adapter against a real Avahi daemon and an independent mDNS stack (python-zeroconf), each in its own
-/// network namespace. Serialized: each test starts daemons, and the machine is small.
-@Suite(.serialized, .heavy("network namespaces, each with dbus + avahi, python-zeroconf"))
+/// network namespace. Each test has namespaces of its own (the same addresses in separate network stacks), so the
+/// tests run side by side; they mostly wait for mDNS timers, and the heavy-test gate bounds them.
+@Suite(.heavy("network namespaces, each with dbus + avahi, python-zeroconf"))
 struct DNSSDInteropTests {
     static let fingerprint = String(repeating: "5a", count: 32)
     static let udp = "_baby-monitor._udp.local."
