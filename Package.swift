@@ -195,7 +195,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "quic-benchmark",
-            dependencies: ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity"],
+            dependencies: ["BenchmarkSupport", "QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -363,7 +363,7 @@ let package = Package(
             name: "MediaTests",
             dependencies: [
                 "Media", "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture",
-                "SoundDetection", "TestSupport",
+                "SoundDetection", "TestSupport", "CribCallMonitor", "CribCallListener", "CribCallStore", "QUIC",
             ],
             swiftSettings: swiftSettings
         ),

@@ -18,10 +18,13 @@ import QUIC
 import SoundDetection
 
 let clock = ContinuousClock()
-let monitorIdentity = try DeviceIdentity.generate(now: Date())
-let monitorDatabase = try CribCallDatabase.inMemory()
-let quic = try await QUICListener.bind(host: "127.0.0.1", port: 0, identity: monitorIdentity)
-let monitor = try MonitorService(identity: monitorIdentity, database: monitorDatabase, transport: quic)
+let monitorIdentity = benchmarkStep("creating the monitor's identity") { try DeviceIdentity.generate(now: Date()) }
+let quic = await benchmarkStep("listening on QUIC") {
+    try await QUICListener.bind(host: "127.0.0.1", port: 0, identity: monitorIdentity)
+}
+let monitor = benchmarkStep("starting the monitor") {
+    try MonitorService(identity: monitorIdentity, database: try CribCallDatabase.inMemory(), transport: quic)
+}
 
 final class PINBox: @unchecked Sendable {
     // Safe: written by one task (the monitor's event reader) and read after a lock-protected handoff.
@@ -42,25 +45,31 @@ var pinTimes: [Double] = []
 var qrTimes: [Double] = []
 var listeners: [ListenerService] = []
 for round in 0..<20 {
-    let identity = try DeviceIdentity.generate(now: Date())
-    let listener = ListenerService(identity: identity, name: "bench \(round)", database: try CribCallDatabase.inMemory(),
-                                   connector: try QUICConnector(identity: identity))
-    let start = clock.now
-    _ = try await listener.pairWithPIN(host: "127.0.0.1", port: quic.port, fingerprint: monitorIdentity.fingerprint) { _ in
-        for _ in 0..<1000 {
-            if let pin = pins.take() { return pin }
-            try? await Task.sleep(for: .milliseconds(1))
+    let (listener, pinTime) = await benchmarkStep("PIN pairing (round \(round + 1))") {
+        let identity = try DeviceIdentity.generate(now: Date())
+        let listener = ListenerService(identity: identity, name: "bench \(round)", database: try CribCallDatabase.inMemory(),
+                                       connector: try QUICConnector(identity: identity))
+        let start = clock.now
+        _ = try await listener.pairWithPIN(host: "127.0.0.1", port: quic.port, fingerprint: monitorIdentity.fingerprint) { _ in
+            for _ in 0..<1000 {
+                if let pin = pins.take() { return pin }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            return nil
         }
-        return nil
+        return (listener, milliseconds(clock.now - start))
     }
-    pinTimes.append(milliseconds(clock.now - start))
-    let qrIdentity = try DeviceIdentity.generate(now: Date())
-    let qrListener = ListenerService(identity: qrIdentity, name: "qr \(round)", database: try CribCallDatabase.inMemory(),
-                                     connector: try QUICConnector(identity: qrIdentity))
-    let payload = await monitor.showQR(port: quic.port)
-    let qrStart = clock.now
-    _ = try await qrListener.pairWithQR(qrText: payload.qrText, host: "127.0.0.1")
-    qrTimes.append(milliseconds(clock.now - qrStart))
+    pinTimes.append(pinTime)
+    let qrTime = await benchmarkStep("QR pairing (round \(round + 1))") {
+        let qrIdentity = try DeviceIdentity.generate(now: Date())
+        let qrListener = ListenerService(identity: qrIdentity, name: "qr \(round)", database: try CribCallDatabase.inMemory(),
+                                         connector: try QUICConnector(identity: qrIdentity))
+        let payload = await monitor.showQR(port: quic.port)
+        let qrStart = clock.now
+        _ = try await qrListener.pairWithQR(qrText: payload.qrText, host: "127.0.0.1")
+        return milliseconds(clock.now - qrStart)
+    }
+    qrTimes.append(qrTime)
     if round == 0 { listeners.append(listener) }
 }
 print(String(format: "PIN pairing: p50 %.1f ms, p99 %.1f ms (connect + pinned handshake + CPace + confirmation + store)",
@@ -88,14 +97,16 @@ let receiving = Task {
         if case .noise(_, _, let noise) = event, noise.replayed != true { sentAt.received(noise.seq, at: clock.now) }
     }
 }
-try await Task.sleep(for: .milliseconds(300))  // connected and caught up
+try? await Task.sleep(for: .milliseconds(300))  // connected and caught up
 for _ in 0..<300 {
     let start = clock.now
-    let event = try await monitor.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 80, durationMs: 600))
+    let event = await benchmarkStep("reporting a noise event") {
+        try await monitor.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 80, durationMs: 600))
+    }
     sentAt.sent(event.seq, at: start)
-    try await Task.sleep(for: .milliseconds(5))
+    try? await Task.sleep(for: .milliseconds(5))
 }
-try await Task.sleep(for: .milliseconds(300))
+try? await Task.sleep(for: .milliseconds(300))
 receiving.cancel()
 let latencies = sentAt.all
 print(String(format: "NOISE_EVENT latency (decision → listener, %d events): p50 %.2f ms, p99 %.2f ms",
@@ -133,11 +144,13 @@ func cryWAV() throws -> URL {
     return url
 }
 
-let cpu = try await detectionCPU(TestSignalInput(.cry))
+let cpu = await benchmarkStep("detecting test:cry") { try await detectionCPU(TestSignalInput(.cry)) }
 print(String(format: "Monitor CPU while detecting test:cry in real time: %.2f %% of one core (10 s, whole process)", cpu))
-let wav = try cryWAV()
+let wav = benchmarkStep("writing the cry WAV file") { try cryWAV() }
 defer { try? FileManager.default.removeItem(at: wav) }
-let captureCPU = try await detectionCPU(try GStreamerAudioCapture(source: .file(path: wav.path)))
+let captureCPU = await benchmarkStep("detecting GStreamer-captured audio") {
+    try await detectionCPU(try GStreamerAudioCapture(source: .file(path: wav.path)))
+}
 print(String(format: "Monitor CPU while detecting GStreamer-captured audio (48 kHz WAV → 16 kHz): %.2f %% of one core", captureCPU))
 print(String(format: #"{"event":"benchmark","name":"alerts","pinPairingP50Ms":%.2f,"pinPairingP99Ms":%.2f,"qrPairingP50Ms":%.2f,"qrPairingP99Ms":%.2f,"noiseLatencyP50Ms":%.3f,"noiseLatencyP99Ms":%.3f,"monitorCPUPercent":%.2f,"monitorCaptureCPUPercent":%.2f}"#,
              percentile(pinTimes, 0.5), percentile(pinTimes, 0.99), percentile(qrTimes, 0.5), percentile(qrTimes, 0.99),

@@ -17,10 +17,6 @@ import Synchronization
 import Glibc
 #endif
 
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    var description: String
-}
-
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
@@ -102,7 +98,7 @@ let watcherCount = min(option("watchers", 1_000), connections)
 let pairCount = option("pairs", 100)
 let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
-let server = try await Server()
+let server = await benchmarkStep("starting bemyears-server") { try await Server() }
 let baseline = residentBytes(of: server.process.processIdentifier)
 
 // 1. Connections held, with heartbeats, past the presence TTL.
@@ -113,12 +109,12 @@ for index in 0..<connections {
     callers.append(LoadClient(url: server.url, username: "c\(run)\(index)", role: "caller") { client, message in
         if watching, message.type == "PRESENCE" { fanOut.record(message, watcher: client.username) }
     })
-    if index % 200 == 199 { try await Task.sleep(for: .milliseconds(50)) }  // a ramp, not a SYN flood
+    if index % 200 == 199 { try? await Task.sleep(for: .milliseconds(50)) }  // a ramp, not a SYN flood
 }
 var registered = 0
 for caller in callers where await caller.waitRegistered() { registered += 1 }
 say("registered \(registered) of \(connections) callers")
-try await Task.sleep(for: .seconds(35))
+try? await Task.sleep(for: .seconds(35))
 let now = monotonicNanoseconds()
 let held = callers.filter { !$0.isClosed && $0.isRegistered && now - $0.lastHeartbeatAck < 20_000_000_000 }.count
 let loaded = residentBytes(of: server.process.processIdentifier)
@@ -129,7 +125,7 @@ say(String(format: "Connections held after 35 s with 15 s heartbeats: %d of %d; 
 
 // 2. Presence fan-out to the watchers.
 let interpreter = LoadClient(url: server.url, username: "i\(run)fan", role: "interpreter")
-guard await interpreter.waitRegistered() else { throw BenchmarkFailure(description: "the interpreter did not register") }
+guard await interpreter.waitRegistered() else { failBenchmark("the fan-out interpreter did not register") }
 var latencies: [Double] = []
 for toggle in 0..<40 {
     let online = toggle % 2 == 0
@@ -139,7 +135,7 @@ for toggle in 0..<40 {
     let arrivals = await fanOut.wait(timeout: .seconds(10))
     latencies += arrivals.map { Double($0 - sent) / 1e6 }
     if arrivals.count < watcherCount { say("toggle \(toggle): only \(arrivals.count) of \(watcherCount) watchers updated") }
-    try await Task.sleep(for: .milliseconds(250))
+    try? await Task.sleep(for: .milliseconds(250))
 }
 say(String(format: "Presence fan-out to %d callers (40 changes): p50 %.1f ms, p99 %.1f ms, max %.1f ms",
            watcherCount, percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? .nan))
@@ -180,15 +176,15 @@ for index in 0..<pairCount {
 }
 for (caller, interpreter) in pairs {
     guard await caller.waitRegistered(), await interpreter.waitRegistered() else {
-        throw BenchmarkFailure(description: "a pair did not register")
+        failBenchmark("a caller/interpreter pair did not register")
     }
 }
-try await Task.sleep(for: .milliseconds(500))  // interpreters online
+try? await Task.sleep(for: .milliseconds(500))  // interpreters online
 let start = ContinuousClock.now
 for (caller, interpreter) in pairs {
     caller.send(#"{"type":"CALL_REQUEST","to":"\#(interpreter.username)"}"#)
 }
-try await Task.sleep(for: .seconds(10))
+try? await Task.sleep(for: .seconds(10))
 running.store(false, ordering: .releasing)
 let elapsed = milliseconds(ContinuousClock.now - start) / 1000
 let rate = Double(setups.load(ordering: .relaxed)) / elapsed

@@ -2,6 +2,7 @@
 // aioquic↔aioquic measured in the same run, plus the aioquic client against the Swift monitor.
 // Run from the repository root after `make test` (it needs .venv with aioquic):
 //   swift build -c release --product quic-benchmark && .build/release/quic-benchmark
+import BenchmarkSupport
 import ControlTransport
 import CribCallControl
 import CribCallProtocol
@@ -17,16 +18,6 @@ let connections = option("--connections", 200)
 let frames = option("--frames", 5000)
 let python = arguments.firstIndex(of: "--python").map { arguments[$0 + 1] } ?? ".venv/bin/python"
 let peerScript = "Tests/Interop/quic/cribcall_peer.py"
-
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-}
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
 
 struct Figures: Codable {
     var handshakeP50Ms: Double
@@ -122,37 +113,42 @@ func describe(_ name: String, _ figures: Figures) {
                  figures.pipelinedFramesPerSecond))
 }
 
-let monitor = try DeviceIdentity.generate(now: Date())
-let client = try DeviceIdentity.generate(now: Date())
+let (monitor, client) = benchmarkStep("creating identities") {
+    (try DeviceIdentity.generate(now: Date()), try DeviceIdentity.generate(now: Date()))
+}
 print("QUIC control channel on 127.0.0.1: \(connections) handshakes, \(frames) frames per phase")
-let swift = try await benchSwift(monitor: monitor, client: client)
+let swift = await benchmarkStep("Swift ↔ Swift") { try await benchSwift(monitor: monitor, client: client) }
 describe("Swift  ↔ Swift  ", swift)
 
 var results: [String: Figures] = ["swift": swift]
 if FileManager.default.isExecutableFile(atPath: python) {
-    let aioquic = try benchAioquic(extra: [])
+    let aioquic = benchmarkStep("aioquic ↔ aioquic") { try benchAioquic(extra: []) }
     describe("aioquic↔aioquic", aioquic)
     results["aioquic"] = aioquic
     // The same aioquic client against the Swift monitor isolates the server side.
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quic-bench-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    benchmarkStep("creating \(directory.path)") {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
     let gen = Process()
     gen.executableURL = URL(fileURLWithPath: python)
     gen.arguments = [peerScript, "gen-cert", "--out", directory.path]
     let genOutput = Pipe()
     gen.standardOutput = genOutput
-    try gen.run()
+    benchmarkStep("running cribcall_peer.py gen-cert") { try gen.run() }
     let genData = genOutput.fileHandleForReading.readDataToEndOfFile()
     gen.waitUntilExit()
     if let object = try? JSONSerialization.jsonObject(with: genData) as? [String: Any],
         let text = object["fingerprint"] as? String, let fingerprint = CertificateFingerprint(hex: text)
     {
-        let listener = try await startMonitor(identity: monitor, trusting: fingerprint)
-        let mixed = try benchAioquic(extra: [
+        let listener = await benchmarkStep("starting the Swift monitor") {
+            try await startMonitor(identity: monitor, trusting: fingerprint)
+        }
+        let mixed = benchmarkStep("aioquic → Swift") { try benchAioquic(extra: [
             "--target-host", "127.0.0.1", "--target-port", "\(listener.port)", "--pin", monitor.fingerprint.hex,
             "--cert", directory.appendingPathComponent("cert.pem").path,
             "--key", directory.appendingPathComponent("key.pem").path,
-        ])
+        ]) }
         describe("aioquic→Swift  ", mixed)
         results["aioquicClientSwiftServer"] = mixed
         await listener.shutdown()

@@ -24,10 +24,6 @@ final class EventLog: Sendable {
     }
 }
 
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// START_STREAM_REQUEST → first decoded audio buffer at the listener: a MonitorService and a ListenerService in
 /// this process, over real QUIC and webrtcbin on 127.0.0.1, the sender fed by a shared "microphone".
 /// - Returns: The p50 and p95 in milliseconds over `streams` streams.

@@ -19,8 +19,14 @@ pthread_sigmask(SIG_UNBLOCK, &termination, nil)
 
 let roleArguments = Array(CommandLine.arguments.dropFirst())
 switch roleArguments.first {
-case "monitor-role": try await runMonitorRole(RoleArguments(Array(roleArguments.dropFirst())))
-case "listener-role": try await runListenerRole(RoleArguments(Array(roleArguments.dropFirst())))
+case "monitor-role":
+    do { try await runMonitorRole(RoleArguments(Array(roleArguments.dropFirst()))) } catch {
+        failBenchmark("the monitor role failed: \(error)")
+    }
+case "listener-role":
+    do { try await runListenerRole(RoleArguments(Array(roleArguments.dropFirst()))) } catch {
+        failBenchmark("the listener role failed: \(error)")
+    }
 default: break
 }
 
@@ -50,12 +56,14 @@ func report(_ label: String, _ run: MouthToEar) {
     }
 }
 
-let start = try await measureStartLatency()
+let start = await benchmarkStep("stream start latency") { try await measureStartLatency() }
 say(String(format: "START_STREAM_REQUEST → first decoded audio (20 streams, loopback): p50 %.0f ms, p95 %.0f ms",
              start.p50, start.p95))
 say(String(format: #"{"event":"benchmark","name":"stream-start","p50Ms":%.1f,"p95Ms":%.1f}"#, start.p50, start.p95))
 
-report("loopback", try await runRoles(monitorHost: "127.0.0.1", listenerHost: "127.0.0.1"))
+report("loopback", await benchmarkStep("mouth-to-ear on loopback") {
+    try await runRoles(monitorHost: "127.0.0.1", listenerHost: "127.0.0.1")
+})
 
 if let lan = DelayedLAN.make(delayMilliseconds: 20) {
     do {
@@ -69,6 +77,6 @@ if let lan = DelayedLAN.make(delayMilliseconds: 20) {
         report("two namespaces, 20 ms each way", run)
     } catch {
         lan.tearDown()
-        throw error
+        failBenchmark("mouth-to-ear across two namespaces failed: \(error)")
     }
 }

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Every ``SignalingStore`` method, run against the in-memory reference and PostgreSQL with the same expectations:
 /// the PostgreSQL store must be indistinguishable from the store the hub's own tests use.
-@Suite("SignalingStore contract (in memory and PostgreSQL)", .heavy(cores: 1.5, "PostgreSQL under concurrent load"))
+@Suite("SignalingStore contract (in memory and PostgreSQL)", .heavy(cores: 1.75, "PostgreSQL under concurrent load"))
 struct StoreContractTests {
     typealias F = Fixture
 

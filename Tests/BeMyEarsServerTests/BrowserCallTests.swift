@@ -5,7 +5,7 @@ import TestSupport
 /// Two headless Chromiums in a real video call through the real server (`browser_call.py`, Selenium 4.51.0):
 /// once directly, once relay-only through a coturn the server starts (`--with-turn`). Serialized: each call costs
 /// about a core and a half.
-@Suite("Browser calls", .serialized, .heavy(cores: 1, "two headless Chromiums, coturn and the server"))
+@Suite("Browser calls", .serialized, .heavy(cores: 1, "two headless Chromiums (measured 0.75; both launch at once), coturn and the server"))
 struct BrowserCallTests {
     static let chromium = "/usr/bin/chromium"
     static let chromedriver = "/usr/bin/chromedriver"

@@ -111,7 +111,7 @@ struct CribCallEndToEndTests {
 
 /// Live audio across the two hosts (issue 5): WebRTC between the namespaces, negotiated over QUIC; a packet
 /// capture on the listener's host checks that the media on the wire is DTLS-SRTP, never plain RTP.
-@Suite(.serialized, .heavy(cores: 0.5, "two network namespaces, a live stream and a packet capture"))
+@Suite(.serialized, .heavy("two network namespaces, a live stream and a packet capture"))
 struct CribCallLiveStreamEndToEndTests {
     @Test("the listener opens a live stream across the LAN and records the monitor's audio")
     func liveAudio() async throws {

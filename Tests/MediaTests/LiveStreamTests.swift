@@ -66,18 +66,8 @@ struct LiveStreamTests {
     func receiverRecordsTheSendersTone() async throws {
         let directory = try Subprocess.temporaryDirectory("media-receiver")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let monitor = try GStreamerMediaEngine(
-            configuration: .init(
-                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.cry),
-                iceAddresses: ["127.0.0.1"]
-            )
-        )
-        let listener = try GStreamerMediaEngine(
-            configuration: .init(
-                dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
-                receiverOutput: .record(try RecordingFiles(path: directory))
-            )
-        )
+        let monitor = try MediaTestSupport.senderEngine()
+        let listener = try MediaTestSupport.receiverEngine(.record(try RecordingFiles(path: directory)))
         let started = ContinuousClock.now
         let (sender, receiver, senderEvents, receiverEvents) = try await Self.connect(monitor, listener, "s2s-1")
         let flowing = await receiverEvents.first(where: \.isFlowing)
@@ -104,20 +94,33 @@ struct LiveStreamTests {
         print("Swift↔Swift: receiver flowing after \(flowingAfter); recorded \(wav.duration) s, RMS \(rms)")
     }
 
+    /// Issue 20: the answerer starts its connectivity checks as soon as it has the offer and the sender's
+    /// candidates, while its answer still travels over the control channel (or waits in a starved process). When
+    /// the checks came first, libnice (0.1.21) paired them with the sender's host candidate before it knew the
+    /// answerer's credentials, failed that pair at its first check, and declared ICE failed 5 s later unless the
+    /// answer had arrived by then: a Listen that never played. The sender now gathers only once the answer is in,
+    /// so a late answer only delays the stream. (With the old order this test fails: "ICE failed" on both sides.)
+    @Test("a stream connects when the answer arrives 6 s after the answerer's first connectivity checks")
+    func slowAnswerStillConnects() async throws {
+        let monitor = try MediaTestSupport.senderEngine()
+        let listener = try MediaTestSupport.receiverEngine()
+        let (sender, receiver, senderEvents, receiverEvents) = try await Self.connect(
+            monitor, listener, "slow-answer", answerDelay: .seconds(6)
+        )
+        let flowing = await receiverEvents.first(timeout: .seconds(20)) { $0.isFlowing || $0.isEnded }
+        #expect(flowing?.isFlowing == true, "the receiver never decoded audio: \(receiverEvents.events)")
+        #expect(await senderEvents.first(timeout: .seconds(10)) { $0.isFlowing || $0.isEnded }?.isFlowing == true,
+                "sender: \(senderEvents.events)")
+        await receiver.stop()
+        await sender.stop()
+        #expect(await MediaTestSupport.released(receiver))
+        #expect(await MediaTestSupport.released(sender))
+    }
+
     @Test("a receiver refuses a sender whose DTLS certificate does not match the offer's fingerprint")
     func receiverRefusesAForeignCertificate() async throws {
-        let monitor = try GStreamerMediaEngine(
-            configuration: .init(
-                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.cry),
-                iceAddresses: ["127.0.0.1"]
-            )
-        )
-        let listener = try GStreamerMediaEngine(
-            configuration: .init(
-                dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
-                receiverOutput: .discard
-            )
-        )
+        let monitor = try MediaTestSupport.senderEngine()
+        let listener = try MediaTestSupport.receiverEngine()
         let impostor = try MediaTestSupport.certificate().sdpFingerprint
         let (sender, receiver, senderEvents, receiverEvents) = try await Self.connect(monitor, listener, "s2s-mitm") {
             offer in
@@ -138,12 +141,7 @@ struct LiveStreamTests {
 
     @Test("stopping a sender before it is answered ends it once and releases the pipeline")
     func stopBeforeAnswerReleasesEverything() async throws {
-        let engine = try GStreamerMediaEngine(
-            configuration: .init(
-                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.silence),
-                iceAddresses: ["127.0.0.1"]
-            )
-        )
+        let engine = try MediaTestSupport.senderEngine(.test(.silence))
         let sender = try await engine.makeSender(sessionId: "early-stop", mediaType: .audio)
         let recorder = EventRecorder(sender)
         #expect(await recorder.first(where: { $0.localDescription != nil }) != nil)
@@ -159,12 +157,7 @@ struct LiveStreamTests {
 
     @Test("a sender refuses an answer that is not SDP (and stays usable)")
     func senderRefusesBadAnswers() async throws {
-        let engine = try GStreamerMediaEngine(
-            configuration: .init(
-                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.silence),
-                iceAddresses: ["127.0.0.1"]
-            )
-        )
+        let engine = try MediaTestSupport.senderEngine(.test(.silence))
         let sender = try await engine.makeSender(sessionId: "bad-answer", mediaType: .audio)
         let recorder = EventRecorder(sender)
         #expect(await recorder.first(where: { $0.localDescription != nil }) != nil)
@@ -199,13 +192,17 @@ struct LiveStreamTests {
         _ monitor: GStreamerMediaEngine,
         _ listener: GStreamerMediaEngine,
         _ sessionId: String,
+        answerDelay: Duration = .zero,
         tamper: @escaping @Sendable (String) -> String = { $0 }
     ) async throws -> (any MediaPeer, any MediaPeer, EventRecorder, EventRecorder) {
         let receiver = try await listener.makeReceiver(sessionId: sessionId, mediaType: .audio)
         let sender = try await monitor.makeSender(sessionId: sessionId, mediaType: .audio)
         let receiverEvents = EventRecorder(receiver) { event in
             switch event {
-            case .localDescription(let sdp): try? await sender.setRemoteDescription(sdp: sdp)
+            case .localDescription(let sdp):
+                // A slow signaling path delays the answer and the candidates behind it, not the answerer's checks.
+                if answerDelay > .zero { try? await Task.sleep(for: answerDelay) }
+                try? await sender.setRemoteDescription(sdp: sdp)
             case .localCandidate(let candidate): try? await sender.addRemoteCandidate(candidate)
             default: break
             }

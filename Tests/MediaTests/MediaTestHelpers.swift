@@ -1,9 +1,11 @@
+import AudioCapture
 import CribCallProtocol
 import DeviceIdentity
 import Foundation
 @testable import Media
 import StreamMedia
 import Synchronization
+import SoundDetection
 import Testing
 
 /// Collects a peer's events as they arrive and lets a test wait for one.
@@ -84,6 +86,20 @@ enum MediaTestSupport {
     /// A fresh ECDSA P-256 DTLS certificate, like the one `DeviceIdentityStore` keeps in dtls.pem.
     static func certificate() throws -> DTLSCertificate {
         try DTLSCertificate.generate(now: Date())
+    }
+
+    /// A monitor's engine on 127.0.0.1 whose senders play `audio` (the cry test signal by default).
+    static func senderEngine(_ audio: AudioSourceSpec = .test(.cry)) throws -> GStreamerMediaEngine {
+        try GStreamerMediaEngine(
+            configuration: .init(dtlsCertificate: try certificate(), audioSource: audio, iceAddresses: ["127.0.0.1"])
+        )
+    }
+
+    /// A listener's engine on 127.0.0.1 whose receivers send what they decode to `output`.
+    static func receiverEngine(_ output: GStreamerMediaEngine.ReceiverOutput = .discard) throws -> GStreamerMediaEngine {
+        try GStreamerMediaEngine(
+            configuration: .init(dtlsCertificate: try certificate(), iceAddresses: ["127.0.0.1"], receiverOutput: output)
+        )
     }
 
     /// Waits until the peer's pipeline and its Swift driver are released (proves teardown without leaks).

@@ -43,12 +43,7 @@ struct SharedMicrophoneStreamTests {
                 iceAddresses: ["127.0.0.1"]
             )
         )
-        let listener = try GStreamerMediaEngine(
-            configuration: .init(
-                dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
-                receiverOutput: .record(try RecordingFiles(path: directory))
-            )
-        )
+        let listener = try MediaTestSupport.receiverEngine(.record(try RecordingFiles(path: directory)))
         let (sender, receiver, senderEvents, receiverEvents) = try await LiveStreamTests.connect(
             monitor, listener, "feed-1"
         )
@@ -76,12 +71,7 @@ struct SharedMicrophoneStreamTests {
     @Test("a receiver hands the decoded audio to a handler as it becomes due: the sender's 440 Hz tone")
     func receiverHandsSamplesToAHandler() async throws {
         let received = Mutex<(samples: [Float], calls: Int)>(([], 0))
-        let monitor = try GStreamerMediaEngine(
-            configuration: .init(
-                dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.cry),
-                iceAddresses: ["127.0.0.1"]
-            )
-        )
+        let monitor = try MediaTestSupport.senderEngine()
         let listener = try GStreamerMediaEngine(
             configuration: .init(
                 dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],

@@ -10,7 +10,7 @@ import Testing
 
 /// `audio_video` streams: a second m-line with H.264 (payload type 102) or VP8 (96) after the Opus one. Small video
 /// (320x240 at 15 fps) so two pipelines and aiortc fit on two cores; the weak-link tests send 1280x720 at 10 fps.
-@Suite(.serialized, .heavy(cores: 0.5, "H.264/VP8 encoders and decoders in real time, aiortc"))
+@Suite(.serialized, .heavy("H.264/VP8 encoders and decoders in real time, aiortc"))
 struct VideoStreamTests {
     static let smallVideo = GStreamerMediaEngine.VideoFormat(width: 320, height: 240, framesPerSecond: 15)
     static let hdVideo = GStreamerMediaEngine.VideoFormat(width: 1280, height: 720, framesPerSecond: 10)

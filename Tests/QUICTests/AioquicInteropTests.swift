@@ -11,7 +11,7 @@ import TestSupport
 /// The QUIC control channel against an independent implementation nobody here wrote: aioquic (Python), driven
 /// through Tests/Interop/quic/cribcall_peer.py.
 @Suite(
-    "QUIC interop with aioquic", .serialized, .heavy(cores: 0.5, "aioquic peer processes"),
+    "QUIC interop with aioquic", .serialized, .heavy(cores: 0.75, "aioquic peer processes"),
     .enabled(if: InteropPeers.pythonAvailable(for: "aioquic interop")))
 struct AioquicInteropTests {
     static let peerScript = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/quic/cribcall_peer.py").path
