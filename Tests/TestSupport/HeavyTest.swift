@@ -10,7 +10,8 @@ import Foundation
 /// (STYLE.md, "Tests on a 2-core machine"). A test waits for the gate before its body runs, so its own deadlines
 /// never include the wait.
 ///
-/// Use it on a suite (each of its tests and each case of a parameterized test is gated on its own) or on one test:
+/// Use it on a suite (a `.serialized` suite is gated as a whole; otherwise each of its tests and each case of a
+/// parameterized test is gated on its own) or on one test:
 /// ```swift
 /// @Suite(.serialized, .heavy(cores: 1, "two headless Chromiums and coturn"))
 /// ```
@@ -24,6 +25,17 @@ public struct HeavyTestTrait: TestTrait, SuiteTrait, TestScoping {
     public var reason: Comment
 
     public var isRecursive: Bool { true }
+
+    /// A `.serialized` suite holds its cores once, for all its tests (one runs at a time, and none waits at the
+    /// back of the queue again between two of them); elsewhere each test, or each case of a parameterized test,
+    /// holds them while it runs. A test inside a suite that holds cores does not wait again (see
+    /// ``HeavyTestGate/run(cores:_:)``).
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        if test.isSuite {
+            return test.traits.contains { $0 is ParallelizationTrait } ? self : nil
+        }
+        return testCase == nil ? nil : self
+    }
 
     public func provideScope(
         for test: Test,
