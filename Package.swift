@@ -1,10 +1,16 @@
 // swift-tools-version:6.1
 //
-// One package, several products, one shared platform: see ../shared/design/ARCHITECTURE.md.
-// Layers (imports only point downward):
-//   executables  -> services -> adapters -> core -> C bindings
-// Every core module builds on Linux and Apple platforms and does no I/O.
+// One package, several products, one shared platform: see ../shared/design/ARCHITECTURE.md and the README's map.
+//
+// The folders are the architecture: Sources/<area>/<layer>/<module>, where <area> is Platform (shared by every
+// product) or a product (CribCall, BeMyEars, …) and <layer> is, from the bottom up,
+//   CBindings -> Core -> Adapters -> Services -> Executables
+// Imports only point downward (ArchitectureTests checks it from these folders). Tools (benchmarks, probes, the fuzz
+// target) sit in Sources/Tools and may use any layer. Tests mirror Sources: Tests/<area>/<layer>/<module>Tests.
+//
+// Adding a module is one line in its area's list below.
 
+import Foundation
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -17,27 +23,324 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
-let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+// MARK: - Packages from the mirror
+
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdTesting: Target.Dependency = .product(name: "HummingbirdTesting", package: "hummingbird")
+let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
+let hummingbirdWSClient: Target.Dependency = .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
+let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let x509: Target.Dependency = .product(name: "X509", package: "swift-certificates")
+
+// MARK: - How a folder becomes a target
+
+enum Layer: String {
+    case cBindings = "CBindings"
+    case core = "Core"
+    case adapters = "Adapters"
+    case services = "Services"
+    case executables = "Executables"
+}
+
+/// A module's README.md is documentation, not a source: excluded wherever it exists.
+func readme(at path: String) -> [String] {
+    FileManager.default.fileExists(atPath: "\(Context.packageDirectory)/\(path)/README.md") ? ["README.md"] : []
+}
+
+/// One area of the tree (Platform or a product): its modules, its tests and its test support.
+struct Area {
+    let name: String
+
+    func module(
+        _ layer: Layer,
+        _ name: String,
+        _ dependencies: [Target.Dependency] = [],
+        resources: [Resource]? = nil
+    ) -> Target {
+        let path = "Sources/\(self.name)/\(layer.rawValue)/\(name)"
+        if layer == .executables {
+            return .executableTarget(
+                name: name, dependencies: dependencies, path: path, exclude: readme(at: path), swiftSettings: swiftSettings
+            )
+        }
+        return .target(
+            name: name, dependencies: dependencies, path: path, exclude: readme(at: path), resources: resources,
+            swiftSettings: swiftSettings
+        )
+    }
+
+    func core(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+        module(.core, name, dependencies)
+    }
+
+    func adapter(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+        module(.adapters, name, dependencies)
+    }
+
+    func service(_ name: String, _ dependencies: [Target.Dependency] = [], resources: [Resource]? = nil) -> Target {
+        module(.services, name, dependencies, resources: resources)
+    }
+
+    func executable(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+        module(.executables, name, dependencies)
+    }
+
+    /// A C library from Debian: `Sources/<area>/CBindings/<name>/module.modulemap` (+ shim.h).
+    func cBinding(_ name: String, pkgConfig: String? = nil, apt: [String] = []) -> Target {
+        .systemLibrary(
+            name: name, path: "Sources/\(self.name)/CBindings/\(name)", pkgConfig: pkgConfig,
+            providers: apt.isEmpty ? nil : [.apt(apt)]
+        )
+    }
+
+    /// `<module>Tests` in Tests/<area>/<layer>/, depending on the module, the shared TestSupport and the area's own.
+    func tests(_ layer: Layer, _ module: String, _ dependencies: [Target.Dependency] = []) -> Target {
+        let name = "\(module)Tests"
+        return .testTarget(
+            name: name,
+            dependencies: [.target(name: module), "TestSupport"] + supportDependency + dependencies,
+            path: "Tests/\(self.name)/\(layer.rawValue)/\(name)",
+            swiftSettings: swiftSettings
+        )
+    }
+
+    /// Tests of a whole area's behaviour rather than one module's (end-to-end, command line).
+    func tests(_ layer: Layer, named name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .testTarget(
+            name: name,
+            dependencies: ["TestSupport"] + supportDependency + dependencies,
+            path: "Tests/\(self.name)/\(layer.rawValue)/\(name)",
+            swiftSettings: swiftSettings
+        )
+    }
+
+    /// Helpers shared by this area's test targets: Tests/<area>/<area>TestSupport (TestSupport for Platform).
+    var supportName: String { name == "Platform" ? "TestSupport" : "\(name)TestSupport" }
+
+    private var supportDependency: [Target.Dependency] { name == "Platform" ? [] : [.target(name: supportName)] }
+
+    func testSupport(_ dependencies: [Target.Dependency]) -> Target {
+        .target(
+            name: supportName, dependencies: dependencies, path: "Tests/\(name)/\(supportName)", swiftSettings: swiftSettings
+        )
+    }
+}
+
+/// Benchmarks, probes for interop tests and the fuzz target: Sources/Tools/<name>.
+func tool(_ name: String, _ dependencies: [Target.Dependency] = [], library: Bool = false) -> Target {
+    let path = "Sources/Tools/\(name)"
+    if library {
+        return .target(name: name, dependencies: dependencies, path: path, swiftSettings: swiftSettings)
+    }
+    return .executableTarget(name: name, dependencies: dependencies, path: path, swiftSettings: swiftSettings)
+}
+
+// MARK: - Platform: what every product stands on
+
+let platform = Area(name: "Platform")
+let platformTargets: [Target] = [
+    platform.cBinding("CDBus", pkgConfig: "dbus-1", apt: ["libdbus-1-dev"]),
+    platform.cBinding("CDNSSD", pkgConfig: "avahi-compat-libdns_sd", apt: ["libavahi-compat-libdnssd-dev"]),
+    platform.cBinding(
+        "CGStreamer", pkgConfig: "gstreamer-app-1.0", apt: ["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"]
+    ),
+    platform.cBinding("CLibFuzzer"),
+    platform.cBinding(
+        "CNGTCP2", pkgConfig: "libngtcp2_crypto_gnutls",
+        apt: ["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev", "libgnutls28-dev"]
+    ),
+    platform.cBinding("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
+
+    platform.core("CanonicalJSON"),
+    platform.core("CPace", [crypto]),
+    platform.core("DeviceIdentity", [crypto, x509, asn1]),
+    platform.core("SoundDetection"),
+
+    platform.adapter("AudioCapture", ["CGStreamer", "SoundDetection"]),
+    platform.adapter("DesktopNotifications", ["CDBus"]),
+    platform.adapter("DeviceIdentityStore", ["DeviceIdentity", asn1]),
+    platform.adapter("QRCode", ["CQREncode"]),
+    platform.adapter("ServiceDiscovery", ["CDNSSD"]),
+    platform.adapter("SystemdUnit"),
+]
+let platformTests: [Target] = [
+    platform.testSupport(["CanonicalJSON"]),
+    platform.tests(.core, "CanonicalJSON"),
+    platform.tests(.core, "CPace"),
+    platform.tests(.core, "DeviceIdentity", ["DeviceIdentityStore", crypto, x509]),
+    platform.tests(.core, "SoundDetection"),
+    platform.tests(.adapters, "AudioCapture", ["CGStreamer", "SoundDetection"]),
+    platform.tests(.adapters, "DesktopNotifications"),
+    platform.tests(.adapters, "QRCode"),
+    platform.tests(.adapters, "ServiceDiscovery", ["mdns-probe"]),
+    platform.tests(.adapters, "SystemdUnit"),
+    .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
+]
+
+// MARK: - CribCall: the baby monitor
+
+let cribCall = Area(name: "CribCall")
+let cribCallTargets: [Target] = [
+    cribCall.core("CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", crypto, nioCore]),
+
+    // The control channel as the services see it (QUIC implements it; in-memory twin inside).
+    cribCall.adapter("ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
+    // The media side of live streams as the services see it (Media implements it; in-memory twin inside).
+    cribCall.adapter("StreamMedia", ["CribCallProtocol"]),
+    cribCall.adapter("CribCallStore", [grdb, "DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
+    cribCall.adapter(
+        "QUIC", ["CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
+    ),
+    cribCall.adapter(
+        "Media", ["CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection"]
+    ),
+
+    cribCall.service("CribCallControl", ["ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore]),
+    cribCall.service(
+        "CribCallMonitor",
+        [
+            "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallProtocol", "CribCallStore",
+            "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "StreamMedia",
+        ]
+    ),
+    cribCall.service(
+        "CribCallListener",
+        [
+            "ControlTransport", "CribCallProtocol", "CribCallStore", "DesktopNotifications", "DeviceIdentity",
+            "ServiceDiscovery", "StreamMedia",
+        ]
+    ),
+
+    cribCall.executable(
+        "cribcall",
+        [
+            "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+            "DeviceIdentityStore", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "AudioCapture",
+            "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", argumentParser,
+        ]
+    ),
+]
+let cribCallTests: [Target] = [
+    cribCall.testSupport(["CribCallMonitor"]),
+    cribCall.tests(.core, "CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", nioCore, crypto]),
+    cribCall.tests(.adapters, "ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
+    cribCall.tests(.adapters, "CribCallStore", ["DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
+    cribCall.tests(
+        .adapters, "QUIC",
+        ["quic-probe", "CribCallControl", "DeviceIdentityStore", "ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore]
+    ),
+    cribCall.tests(
+        .adapters, "Media",
+        [
+            "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection",
+            "CribCallMonitor", "CribCallListener", "CribCallStore", "QUIC",
+        ]
+    ),
+    cribCall.tests(.services, "CribCallControl", ["ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore]),
+    cribCall.tests(
+        .services, "CribCallMonitor",
+        [
+            "AudioCapture", "ServiceDiscovery", "StreamMedia", "ControlTransport", "CribCallProtocol", "CribCallStore",
+            "DeviceIdentity", "SoundDetection", nioCore,
+        ]
+    ),
+    cribCall.tests(
+        .services, "CribCallListener",
+        [
+            "DesktopNotifications", "StreamMedia", "CribCallMonitor", "ControlTransport", "CribCallProtocol",
+            "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
+        ]
+    ),
+    cribCall.tests(
+        .executables, named: "CribCallCLITests",
+        ["cribcall", "CanonicalJSON", "CribCallProtocol", "CribCallStore", "DeviceIdentity"]
+    ),
+    cribCall.tests(.executables, named: "CribCallEndToEndTests", ["cribcall"]),
+]
+
+// MARK: - BeMyEars: video calls with sign-language interpreters
+
+let beMyEars = Area(name: "BeMyEars")
+let beMyEarsTargets: [Target] = [
+    // The signaling logic of BEMYEARS-PROTOCOL.md, over a store protocol (in memory or PostgreSQL).
+    beMyEars.core("BeMyEarsCore"),
+    beMyEars.adapter("BeMyEarsPostgres", ["BeMyEarsCore", postgresNIO, logging]),
+    beMyEars.service(
+        "BeMyEarsServer",
+        [
+            "BeMyEarsCore", "BeMyEarsPostgres", "ServiceDiscovery", crypto, nioCore, nioWebSocket, hummingbird,
+            hummingbirdWebSocket, logging, serviceLifecycle,
+        ],
+        resources: [.copy("Public")]
+    ),
+    beMyEars.executable("bemyears-server", ["BeMyEarsServer", "BeMyEarsPostgres", "BeMyEarsCore", argumentParser]),
+]
+let beMyEarsTests: [Target] = [
+    beMyEars.testSupport(["BeMyEarsCore"]),
+    beMyEars.tests(.core, "BeMyEarsCore"),
+    beMyEars.tests(.adapters, "BeMyEarsPostgres", ["BeMyEarsCore"]),
+    beMyEars.tests(
+        .services, "BeMyEarsServer", ["BeMyEarsCore", "BeMyEarsPostgres", "bemyears-server", hummingbirdTesting, logging]
+    ),
+]
+
+// MARK: - Tools: benchmarks, interop probes, fuzzing
+
+let tools: [Target] = [
+    tool("BenchmarkSupport", library: true),
+    tool("FuzzHarness", ["CanonicalJSON", "CribCallProtocol", nioCore], library: true),
+    tool("fuzz-control-channel", ["FuzzHarness", "CLibFuzzer"]),
+    tool("mdns-probe", ["ServiceDiscovery"]),
+    tool(
+        "quic-probe", ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore"]
+    ),
+    tool("sound-detection-benchmark", ["SoundDetection"]),
+    tool(
+        "quic-benchmark",
+        ["BenchmarkSupport", "QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity"]
+    ),
+    tool(
+        "alert-benchmark",
+        [
+            "AudioCapture", "BenchmarkSupport", "ControlTransport", "CribCallListener", "CribCallMonitor",
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "QUIC", "SoundDetection",
+        ]
+    ),
+    tool(
+        "stream-benchmark",
+        [
+            "AudioCapture", "BenchmarkSupport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+            "DeviceIdentity", "Media", "QUIC", "SoundDetection", "StreamMedia",
+        ]
+    ),
+    tool("bemyears-benchmark", ["BenchmarkSupport", hummingbirdWSClient, nioWebSocket, logging]),
+]
+
+// MARK: - The package
+
+let targets = platformTargets + cribCallTargets + beMyEarsTargets + tools + platformTests + cribCallTests + beMyEarsTests
+
+/// Every core module is a library an Apple app can use; the executables and benchmarks are the runnable products.
+let coreLibraries: [Product] = targets.filter { $0.path?.contains("/Core/") == true && $0.type == .regular }
+    .map { .library(name: $0.name, targets: [$0.name]) }
+let runnable = [
+    "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark", "stream-benchmark",
+    "bemyears-benchmark",
+]
 
 let package = Package(
     name: "HomeApps",
     platforms: [.macOS(.v15), .iOS(.v18)],
-    products: [
-        .executable(name: "cribcall", targets: ["cribcall"]),
-        .executable(name: "sound-detection-benchmark", targets: ["sound-detection-benchmark"]),
-        .executable(name: "quic-benchmark", targets: ["quic-benchmark"]),
-        .executable(name: "alert-benchmark", targets: ["alert-benchmark"]),
-        .executable(name: "stream-benchmark", targets: ["stream-benchmark"]),
-        .executable(name: "bemyears-server", targets: ["bemyears-server"]),
-        .executable(name: "bemyears-benchmark", targets: ["bemyears-benchmark"]),
-        .library(name: "CanonicalJSON", targets: ["CanonicalJSON"]),
-        .library(name: "CPace", targets: ["CPace"]),
-        .library(name: "DeviceIdentity", targets: ["DeviceIdentity"]),
-        .library(name: "CribCallProtocol", targets: ["CribCallProtocol"]),
-        .library(name: "SoundDetection", targets: ["SoundDetection"]),
-    ],
+    products: runnable.map { .executable(name: $0, targets: [$0]) } + coreLibraries,
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -49,337 +352,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
-    targets: [
-        // MARK: core (pure: no sockets, files, clocks or threads)
-        .target(name: "CanonicalJSON", exclude: ["README.md"], swiftSettings: swiftSettings),
-        .target(name: "CPace", dependencies: [crypto], exclude: ["README.md"], swiftSettings: swiftSettings),
-        .target(
-            name: "DeviceIdentity",
-            dependencies: [
-                crypto,
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "CribCallProtocol",
-            dependencies: ["CanonicalJSON", "CPace", "DeviceIdentity", crypto, nioCore],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-        .target(name: "SoundDetection", exclude: ["README.md"], swiftSettings: swiftSettings),
-        // BeMyEars: the signaling logic of BEMYEARS-PROTOCOL.md, over a store protocol (in memory or PostgreSQL).
-        .target(name: "BeMyEarsCore", exclude: ["README.md"], swiftSettings: swiftSettings),
-
-        // MARK: adapters
-        .target(
-            name: "AudioCapture",
-            dependencies: ["CGStreamer", "SoundDetection"],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-        .target(name: "DesktopNotifications", dependencies: ["CDBus"], exclude: ["README.md"], swiftSettings: swiftSettings),
-        .target(name: "SystemdUnit", exclude: ["README.md"], swiftSettings: swiftSettings),
-        // The media side of live streams as the services see it (implemented by Media; in-memory twin inside).
-        .target(name: "StreamMedia", dependencies: ["CribCallProtocol"], swiftSettings: swiftSettings),
-        .target(
-            name: "Media",
-            dependencies: ["CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection"],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-        .target(name: "QRCode", dependencies: ["CQREncode"], exclude: ["README.md"], swiftSettings: swiftSettings),
-        .target(name: "ServiceDiscovery", dependencies: ["CDNSSD"], exclude: ["README.md"], swiftSettings: swiftSettings),
-        .target(
-            name: "CribCallStore",
-            dependencies: [
-                .product(name: "GRDB", package: "GRDB.swift"), "DeviceIdentity", "CribCallProtocol", "SoundDetection",
-            ],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "ControlTransport",
-            dependencies: ["CribCallProtocol", "DeviceIdentity", nioCore],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "DeviceIdentityStore",
-            dependencies: ["DeviceIdentity", .product(name: "SwiftASN1", package: "swift-asn1")],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-
-        .target(
-            name: "QUIC",
-            dependencies: [
-                "CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore,
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-
-        // MARK: services
-        .target(
-            name: "CribCallControl",
-            dependencies: ["ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-
-        .target(
-            name: "CribCallMonitor",
-            dependencies: [
-                "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallProtocol",
-                "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "StreamMedia",
-            ],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-
-        .target(
-            name: "CribCallListener",
-            dependencies: [
-                "ControlTransport", "CribCallProtocol", "CribCallStore", "DesktopNotifications", "DeviceIdentity",
-                "ServiceDiscovery", "StreamMedia",
-            ],
-            swiftSettings: swiftSettings
-        ),
-
-        // MARK: executables (argument parsing only)
-        .executableTarget(
-            name: "cribcall",
-            dependencies: [
-                "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection",
-                "AudioCapture", "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", argumentParser,
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "fuzz-control-channel",
-            dependencies: ["FuzzHarness", "CLibFuzzer"],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(name: "mdns-probe", dependencies: ["ServiceDiscovery"], swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "quic-probe",
-            dependencies: [
-                "QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore",
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "alert-benchmark",
-            dependencies: [
-                "AudioCapture", "BenchmarkSupport", "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "QUIC", "SoundDetection",
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport", swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "stream-benchmark",
-            dependencies: [
-                "AudioCapture", "BenchmarkSupport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "Media", "QUIC", "SoundDetection", "StreamMedia",
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "quic-benchmark",
-            dependencies: ["BenchmarkSupport", "QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity"],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "sound-detection-benchmark",
-            dependencies: ["SoundDetection"],
-            swiftSettings: swiftSettings
-        ),
-
-        // MARK: C bindings
-        .systemLibrary(
-            name: "CGStreamer",
-            path: "Sources/CGStreamer",
-            pkgConfig: "gstreamer-app-1.0",
-            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
-        ),
-        .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
-        .systemLibrary(
-            name: "CQREncode",
-            path: "Sources/CQREncode",
-            pkgConfig: "libqrencode",
-            providers: [.apt(["libqrencode-dev"])]
-        ),
-        .systemLibrary(
-            name: "CDNSSD",
-            path: "Sources/CDNSSD",
-            pkgConfig: "avahi-compat-libdns_sd",
-            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
-        ),
-        .systemLibrary(
-            name: "CNGTCP2",
-            path: "Sources/CNGTCP2",
-            pkgConfig: "libngtcp2_crypto_gnutls",
-            providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev", "libgnutls28-dev"])]
-        ),
-
-        // MARK: tests
-        .target(
-            name: "FuzzHarness",
-            dependencies: ["CanonicalJSON", "CribCallProtocol", nioCore],
-            path: "Tests/FuzzHarness",
-            swiftSettings: swiftSettings
-        ),
-        .target(name: "TestSupport", dependencies: ["CanonicalJSON"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
-        // MARK: BeMyEars (adapters, service, executable)
-        .target(
-            name: "BeMyEarsPostgres",
-            dependencies: ["BeMyEarsCore", .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Logging", package: "swift-log")],
-            exclude: ["README.md"],
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "BeMyEarsServer",
-            dependencies: [
-                "BeMyEarsCore", "BeMyEarsPostgres", "ServiceDiscovery", crypto, nioCore,
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            exclude: ["README.md"],
-            resources: [.copy("Public")],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "bemyears-benchmark",
-            dependencies: [
-                "BenchmarkSupport", .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "NIOWebSocket", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "bemyears-server",
-            dependencies: ["BeMyEarsServer", "BeMyEarsPostgres", "BeMyEarsCore", argumentParser],
-            swiftSettings: swiftSettings
-        ),
-
-        .testTarget(
-            name: "CanonicalJSONTests",
-            dependencies: ["CanonicalJSON", "TestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(name: "CPaceTests", dependencies: ["CPace", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(
-            name: "DeviceIdentityTests",
-            dependencies: ["DeviceIdentity", "DeviceIdentityStore", "TestSupport", crypto,
-                           .product(name: "X509", package: "swift-certificates")],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CribCallProtocolTests",
-            dependencies: [
-                "CribCallProtocol", "CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", "TestSupport", nioCore,
-                crypto,
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CribCallCLITests",
-            dependencies: [
-                "cribcall", "CanonicalJSON", "CribCallProtocol", "CribCallStore", "DeviceIdentity", "TestSupport",
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(
-            name: "ControlTransportTests",
-            dependencies: ["ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CribCallControlTests",
-            dependencies: ["CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "QUICTests",
-            dependencies: ["QUIC", "quic-probe", "CribCallControl", "DeviceIdentityStore", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "TestSupport", nioCore],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CribCallStoreTests",
-            dependencies: ["CribCallStore", "TestSupport", "DeviceIdentity", "CribCallProtocol", "SoundDetection"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CribCallMonitorTests",
-            dependencies: [
-                "AudioCapture", "CribCallMonitor", "ServiceDiscovery", "StreamMedia", "ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
-                "SoundDetection", "TestSupport", nioCore,
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CribCallListenerTests",
-            dependencies: [
-                "CribCallListener", "DesktopNotifications", "StreamMedia", "CribCallMonitor", "ControlTransport", "CribCallProtocol", "CribCallStore",
-                "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "TestSupport",
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "ServiceDiscoveryTests",
-            dependencies: ["ServiceDiscovery", "mdns-probe", "TestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CribCallEndToEndTests",
-            dependencies: ["cribcall", "TestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "AudioCaptureTests",
-            dependencies: ["AudioCapture", "CGStreamer", "SoundDetection", "TestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "DesktopNotificationsTests",
-            dependencies: ["DesktopNotifications", "TestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "MediaTests",
-            dependencies: [
-                "Media", "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture",
-                "SoundDetection", "TestSupport", "CribCallMonitor", "CribCallListener", "CribCallStore", "QUIC",
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(name: "SystemdUnitTests", dependencies: ["SystemdUnit", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SoundDetectionTests", dependencies: ["SoundDetection", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "BeMyEarsCoreTests", dependencies: ["BeMyEarsCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "BeMyEarsPostgresTests", dependencies: ["BeMyEarsPostgres", "BeMyEarsCore", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(
-            name: "BeMyEarsServerTests",
-            dependencies: [
-                "BeMyEarsServer", "BeMyEarsCore", "BeMyEarsPostgres", "TestSupport", "bemyears-server",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-    ]
+    targets: targets
 )

@@ -3,7 +3,7 @@
 
 Prints one JSON object: the streams (type, codec), the decoded audio (seconds, sample rate, and the RMS level
 and zero-crossing frequency of its last second, mono) and the decoded video (frames, sizes).
-Used by Tests/MediaTests/RecordingTests.swift.
+Used by Tests/CribCall/Adapters/MediaTests/RecordingTests.swift.
 """
 import argparse
 import json

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// ARCHITECTURE.md's dependency rule, checked from the folders: Sources/<area>/<layer>/<module>.
+@Suite("The folders are the architecture")
+struct LayerRuleTests {
+    let tree = SourceTree.shared
+
+    @Test("every module sits in a known layer of an area, or in Tools")
+    func placement() {
+        #expect(tree.strayFolders.isEmpty, "not a layer (\(Layer.allCases.map(\.rawValue))): \(tree.strayFolders)")
+        for layer in [Layer.core, .adapters, .services] {
+            #expect(!tree.modules(in: layer).isEmpty, "no module found in any \(layer.rawValue) folder")
+        }
+        let names = tree.modules.map(\.name)
+        #expect(Set(names).count == names.count, "two folders hold a module of the same name: \(names)")
+    }
+
+    @Test("imports point downward: a module uses lower layers, its own layer only in its own area or Platform")
+    func downward() {
+        for module in tree.modules {
+            guard let layer = module.layer else { continue }
+            for (imported, file) in module.imports {
+                guard let target = tree[imported] else { continue }  // a system or package module
+                #expect(
+                    !target.isTool, "\(module)/\(file) imports \(imported): Tools are not part of any product")
+                guard let targetLayer = target.layer else { continue }
+                let sameLevelAllowed = targetLayer == layer && (target.area == module.area || target.isPlatform)
+                #expect(
+                    targetLayer < layer || sameLevelAllowed,
+                    """
+                    \(module)/\(file) imports \(target): \(layer.rawValue) may use only lower layers \
+                    (and its own layer within \(module.area) or Platform); move the shared part down a layer
+                    """
+                )
+            }
+        }
+    }
+
+    @Test("Platform uses no product; a product uses Platform and itself only")
+    func areas() {
+        for module in tree.modules where !module.isTool {
+            for (imported, file) in module.imports {
+                guard let target = tree[imported], !target.isTool else { continue }
+                if module.isPlatform {
+                    #expect(
+                        target.isPlatform,
+                        "\(module)/\(file) imports \(target): the Platform is shared and knows no product; move the product-specific part into \(target.area)"
+                    )
+                } else {
+                    #expect(
+                        target.isPlatform || target.area == module.area,
+                        "\(module)/\(file) imports \(target): products are independent; move what both need into Platform"
+                    )
+                }
+            }
+        }
+    }
+
+    @Test("C bindings are only C: no Swift sources in a CBindings folder")
+    func cBindings() {
+        for module in tree.modules(in: .cBindings) {
+            #expect(module.files.isEmpty, "\(module) holds Swift files \(module.files.map(\.path)); Swift belongs in its adapter")
+        }
+        #expect(!tree.modules(in: .cBindings).isEmpty)
+    }
+
+    @Test("the import scanner reads every form of import")
+    func scanner() {
+        let text = """
+            import Foundation
+            public import CribCallProtocol
+            @preconcurrency import CGStreamer
+            import struct NIOCore.ByteBuffer
+            package import Synchronization
+            // import NotThis
+            let notAnImport = "import Nope"
+            """
+        #expect(SourceTree.imports(in: text) == ["Foundation", "CribCallProtocol", "CGStreamer", "NIOCore", "Synchronization"])
+    }
+}
