@@ -33,7 +33,7 @@ PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf
 SECONDS ?= 600
 DEMO_DIR := .demo
 
-.PHONY: help demo test test-stress build deps-test deps-demo venv fuzz bench clean check-swift
+.PHONY: help demo test test-stress build deps-test deps-demo venv fuzz bench clean check-swift format lint
 
 help:
 	@echo "make demo            build and run the end-to-end demonstration"
@@ -41,6 +41,8 @@ help:
 	@echo "make test-stress     the whole suite RUNS=3 times with both cores kept busy (finds timing flakes)"
 	@echo "make fuzz SECONDS=N  run the libFuzzer target over frames + JSON + messages for N seconds"
 	@echo "make bench           release-build and run the benchmarks"
+	@echo "make format          format every Swift file in place (.swift-format: 4 spaces, 120 columns)"
+	@echo "make lint            check the formatting without changing anything (part of make test)"
 
 check-swift:
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6.3 is required (expected at /opt/swift/usr/bin)."; exit 1; }
@@ -72,8 +74,17 @@ $(VENV)/.installed: Makefile
 build: check-swift
 	$(SWIFT) build
 
+# swift-format ships with the toolchain; the configuration is .swift-format.
+FORMATTED := Sources Tests Package.swift
+format: check-swift
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMATTED)
+
+lint: check-swift
+	@findings=$$($(SWIFT) format lint --strict --recursive --parallel $(FORMATTED) 2>&1) \
+		|| { echo "$$findings"; echo "make lint: the lines above are not formatted; run make format"; exit 1; }
+
 # Ends with one line of wall times (build, tests), the figures to watch for a slow suite.
-test: deps-test
+test: deps-test lint
 	@started=$$(date +%s); \
 	$(SWIFT) build --build-tests || exit 1; built=$$(date +%s); \
 	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build; status=$$?; \

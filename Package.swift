@@ -69,7 +69,8 @@ struct Area {
         let path = "Sources/\(self.name)/\(layer.rawValue)/\(name)"
         if layer == .executables {
             return .executableTarget(
-                name: name, dependencies: dependencies, path: path, exclude: readme(at: path), swiftSettings: swiftSettings
+                name: name, dependencies: dependencies, path: path, exclude: readme(at: path),
+                swiftSettings: swiftSettings
             )
         }
         return .target(
@@ -130,7 +131,8 @@ struct Area {
 
     func testSupport(_ dependencies: [Target.Dependency]) -> Target {
         .target(
-            name: supportName, dependencies: dependencies, path: "Tests/\(name)/\(supportName)", swiftSettings: swiftSettings
+            name: supportName, dependencies: dependencies, path: "Tests/\(name)/\(supportName)",
+            swiftSettings: swiftSettings
         )
     }
 }
@@ -198,7 +200,8 @@ let cribCallTargets: [Target] = [
     cribCall.adapter("StreamMedia", ["CribCallProtocol"]),
     cribCall.adapter("CribCallStore", [grdb, "DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
     cribCall.adapter(
-        "QUIC", ["CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
+        "QUIC",
+        ["CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
     ),
     cribCall.adapter(
         "Media", ["CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection"]
@@ -223,7 +226,8 @@ let cribCallTargets: [Target] = [
     cribCall.executable(
         "cribcall",
         [
-            "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+            "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+            "DeviceIdentity",
             "DeviceIdentityStore", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "AudioCapture",
             "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", argumentParser,
         ]
@@ -231,12 +235,16 @@ let cribCallTargets: [Target] = [
 ]
 let cribCallTests: [Target] = [
     cribCall.testSupport(["CribCallMonitor"]),
-    cribCall.tests(.core, "CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", nioCore, crypto]),
+    cribCall.tests(
+        .core, "CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", nioCore, crypto]),
     cribCall.tests(.adapters, "ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
     cribCall.tests(.adapters, "CribCallStore", ["DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
     cribCall.tests(
         .adapters, "QUIC",
-        ["quic-probe", "CribCallControl", "DeviceIdentityStore", "ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore]
+        [
+            "quic-probe", "CribCallControl", "DeviceIdentityStore", "ControlTransport", "CribCallProtocol",
+            "DeviceIdentity", nioCore,
+        ]
     ),
     cribCall.tests(
         .adapters, "Media",
@@ -289,7 +297,8 @@ let beMyEarsTests: [Target] = [
     beMyEars.tests(.core, "BeMyEarsCore"),
     beMyEars.tests(.adapters, "BeMyEarsPostgres", ["BeMyEarsCore"]),
     beMyEars.tests(
-        .services, "BeMyEarsServer", ["BeMyEarsCore", "BeMyEarsPostgres", "bemyears-server", hummingbirdTesting, logging]
+        .services, "BeMyEarsServer",
+        ["BeMyEarsCore", "BeMyEarsPostgres", "bemyears-server", hummingbirdTesting, logging]
     ),
 ]
 
@@ -301,7 +310,8 @@ let tools: [Target] = [
     tool("fuzz-control-channel", ["FuzzHarness", "CLibFuzzer"]),
     tool("mdns-probe", ["ServiceDiscovery"]),
     tool(
-        "quic-probe", ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore"]
+        "quic-probe",
+        ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore"]
     ),
     tool("sound-detection-benchmark", ["SoundDetection"]),
     tool(
@@ -318,7 +328,8 @@ let tools: [Target] = [
     tool(
         "stream-benchmark",
         [
-            "AudioCapture", "BenchmarkSupport", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
+            "AudioCapture", "BenchmarkSupport", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
+            "CribCallStore",
             "DeviceIdentity", "Media", "QUIC", "SoundDetection", "StreamMedia",
         ]
     ),
@@ -327,7 +338,8 @@ let tools: [Target] = [
 
 // MARK: - The package
 
-let targets = platformTargets + cribCallTargets + beMyEarsTargets + tools + platformTests + cribCallTests + beMyEarsTests
+let targets =
+    platformTargets + cribCallTargets + beMyEarsTargets + tools + platformTests + cribCallTests + beMyEarsTests
 
 /// Every core module is a library an Apple app can use; the executables and benchmarks are the runnable products.
 let coreLibraries: [Product] = targets.filter { $0.path?.contains("/Core/") == true && $0.type == .regular }

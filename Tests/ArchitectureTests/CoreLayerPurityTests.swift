@@ -20,7 +20,9 @@ struct CoreLayerPurityTests {
         #expect(Self.coreModules.contains("CribCallProtocol") && Self.coreModules.contains("CanonicalJSON"))
     }
 
-    @Test("core modules import only Foundation, crypto, certificates, NIOCore and other core modules", arguments: coreModules)
+    @Test(
+        "core modules import only Foundation, crypto, certificates, NIOCore and other core modules",
+        arguments: coreModules)
     func imports(module name: String) throws {
         let module = try #require(Self.tree[name])
         #expect(!module.files.isEmpty)
@@ -35,7 +37,9 @@ struct CoreLayerPurityTests {
         let module = try #require(Self.tree[name])
         for (path, text) in module.files {
             for token in Self.forbidden {
-                #expect(!text.contains(token), "\(module)/\(path) uses \(token): inject it, or move that part to an adapter")
+                #expect(
+                    !text.contains(token), "\(module)/\(path) uses \(token): inject it, or move that part to an adapter"
+                )
             }
         }
     }

@@ -60,7 +60,9 @@ struct LayerRuleTests {
     @Test("C bindings are only C: no Swift sources in a CBindings folder")
     func cBindings() {
         for module in tree.modules(in: .cBindings) {
-            #expect(module.files.isEmpty, "\(module) holds Swift files \(module.files.map(\.path)); Swift belongs in its adapter")
+            #expect(
+                module.files.isEmpty,
+                "\(module) holds Swift files \(module.files.map(\.path)); Swift belongs in its adapter")
         }
         #expect(!tree.modules(in: .cBindings).isEmpty)
     }
@@ -76,6 +78,9 @@ struct LayerRuleTests {
             // import NotThis
             let notAnImport = "import Nope"
             """
-        #expect(SourceTree.imports(in: text) == ["Foundation", "CribCallProtocol", "CGStreamer", "NIOCore", "Synchronization"])
+        #expect(
+            SourceTree.imports(in: text) == [
+                "Foundation", "CribCallProtocol", "CGStreamer", "NIOCore", "Synchronization",
+            ])
     }
 }

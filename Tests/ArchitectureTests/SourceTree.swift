@@ -59,14 +59,18 @@ struct SourceTree: Sendable {
                 guard path.hasSuffix(".swift") else { continue }
                 files.append((path, try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)))
             }
-            return Module(area: area, layer: layer, name: folder.lastPathComponent, folder: folder, files: files.sorted { $0.0 < $1.0 })
+            return Module(
+                area: area, layer: layer, name: folder.lastPathComponent, folder: folder,
+                files: files.sorted { $0.0 < $1.0 })
         }
         var modules: [Module] = []
         var stray: [String] = []
         for area in try folders(in: root) {
             let areaURL = root.appendingPathComponent(area)
             if area == "Tools" {
-                for name in try folders(in: areaURL) { modules.append(try module(area, nil, areaURL.appendingPathComponent(name))) }
+                for name in try folders(in: areaURL) {
+                    modules.append(try module(area, nil, areaURL.appendingPathComponent(name)))
+                }
                 continue
             }
             for layerName in try folders(in: areaURL) {
@@ -75,7 +79,9 @@ struct SourceTree: Sendable {
                     continue
                 }
                 let layerURL = areaURL.appendingPathComponent(layerName)
-                for name in try folders(in: layerURL) { modules.append(try module(area, layer, layerURL.appendingPathComponent(name))) }
+                for name in try folders(in: layerURL) {
+                    modules.append(try module(area, layer, layerURL.appendingPathComponent(name)))
+                }
             }
         }
         self.modules = modules
@@ -89,8 +95,10 @@ struct SourceTree: Sendable {
     /// The modules named by `import` declarations (`import X`, `public import X`, `@preconcurrency import X`,
     /// `import struct X.Y`, `@_implementationOnly import X`).
     static func imports(in text: String) -> [String] {
-        let modifiers: Set<Substring> = ["public", "package", "internal", "fileprivate", "private", "@preconcurrency",
-            "@_implementationOnly", "@testable", "@_exported"]
+        let modifiers: Set<Substring> = [
+            "public", "package", "internal", "fileprivate", "private", "@preconcurrency",
+            "@_implementationOnly", "@testable", "@_exported",
+        ]
         let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "func", "var", "let", "typealias", "actor"]
         var found: [String] = []
         for line in text.split(separator: "\n") {

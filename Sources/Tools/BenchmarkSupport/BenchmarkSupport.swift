@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Shared arithmetic of the release-built benchmarks (they print figures; nothing here asserts).
@@ -21,9 +21,9 @@ public func percentile(_ values: [Double], _ p: Double) -> Double {
 public func cpuSeconds() -> Double {
     var usage = rusage()
     #if canImport(Glibc)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
     #else
-    getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF, &usage)
     #endif
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
@@ -74,7 +74,8 @@ public func benchmarkStep<T>(_ what: String, _ body: () throws -> T) -> T {
 
 /// Prints "<program>: <message>" on stderr and exits with status 1.
 public func failBenchmark(_ message: String) -> Never {
-    let program = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) }
+    let program =
+        CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) }
         ?? "benchmark"
     let line = Array("\(program): \(message)\n".utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

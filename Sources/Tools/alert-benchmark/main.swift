@@ -30,8 +30,19 @@ final class PINBox: @unchecked Sendable {
     // Safe: written by one task (the monitor's event reader) and read after a lock-protected handoff.
     private let lock = NSLock()
     private var value: String?
-    func set(_ pin: String) { lock.lock(); value = pin; lock.unlock() }
-    func take() -> String? { lock.lock(); defer { value = nil; lock.unlock() }; return value }
+    func set(_ pin: String) {
+        lock.lock()
+        value = pin
+        lock.unlock()
+    }
+    func take() -> String? {
+        lock.lock()
+        defer {
+            value = nil
+            lock.unlock()
+        }
+        return value
+    }
 }
 let pins = PINBox()
 let serving = Task {
@@ -47,10 +58,12 @@ var listeners: [ListenerService] = []
 for round in 0..<20 {
     let (listener, pinTime) = await benchmarkStep("PIN pairing (round \(round + 1))") {
         let identity = try DeviceIdentity.generate(now: Date())
-        let listener = ListenerService(identity: identity, name: "bench \(round)", database: try CribCallDatabase.inMemory(),
-                                       connector: try QUICConnector(identity: identity))
+        let listener = ListenerService(
+            identity: identity, name: "bench \(round)", database: try CribCallDatabase.inMemory(),
+            connector: try QUICConnector(identity: identity))
         let start = clock.now
-        _ = try await listener.pairWithPIN(host: "127.0.0.1", port: quic.port, fingerprint: monitorIdentity.fingerprint) { _ in
+        _ = try await listener.pairWithPIN(host: "127.0.0.1", port: quic.port, fingerprint: monitorIdentity.fingerprint)
+        { _ in
             for _ in 0..<1000 {
                 if let pin = pins.take() { return pin }
                 try? await Task.sleep(for: .milliseconds(1))
@@ -62,8 +75,9 @@ for round in 0..<20 {
     pinTimes.append(pinTime)
     let qrTime = await benchmarkStep("QR pairing (round \(round + 1))") {
         let qrIdentity = try DeviceIdentity.generate(now: Date())
-        let qrListener = ListenerService(identity: qrIdentity, name: "qr \(round)", database: try CribCallDatabase.inMemory(),
-                                         connector: try QUICConnector(identity: qrIdentity))
+        let qrListener = ListenerService(
+            identity: qrIdentity, name: "qr \(round)", database: try CribCallDatabase.inMemory(),
+            connector: try QUICConnector(identity: qrIdentity))
         let payload = await monitor.showQR(port: quic.port)
         let qrStart = clock.now
         _ = try await qrListener.pairWithQR(qrText: payload.qrText, host: "127.0.0.1")
@@ -72,8 +86,10 @@ for round in 0..<20 {
     qrTimes.append(qrTime)
     if round == 0 { listeners.append(listener) }
 }
-print(String(format: "PIN pairing: p50 %.1f ms, p99 %.1f ms (connect + pinned handshake + CPace + confirmation + store)",
-             percentile(pinTimes, 0.5), percentile(pinTimes, 0.99)))
+print(
+    String(
+        format: "PIN pairing: p50 %.1f ms, p99 %.1f ms (connect + pinned handshake + CPace + confirmation + store)",
+        percentile(pinTimes, 0.5), percentile(pinTimes, 0.99)))
 print(String(format: "QR pairing:  p50 %.1f ms, p99 %.1f ms", percentile(qrTimes, 0.5), percentile(qrTimes, 0.99)))
 
 // NOISE_EVENT latency: detector decision → listener receipt.
@@ -84,13 +100,21 @@ final class LatencyLog: @unchecked Sendable {
     private let lock = NSLock()
     private var sent: [Int64: ContinuousClock.Instant] = [:]
     private var latencies: [Double] = []
-    func sent(_ seq: Int64, at instant: ContinuousClock.Instant) { lock.lock(); sent[seq] = instant; lock.unlock() }
+    func sent(_ seq: Int64, at instant: ContinuousClock.Instant) {
+        lock.lock()
+        sent[seq] = instant
+        lock.unlock()
+    }
     func received(_ seq: Int64, at instant: ContinuousClock.Instant) {
         lock.lock()
         if let start = sent[seq] { latencies.append(milliseconds(instant - start)) }
         lock.unlock()
     }
-    var all: [Double] { lock.lock(); defer { lock.unlock() }; return latencies }
+    var all: [Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        return latencies
+    }
 }
 let receiving = Task {
     for await event in await listener.listen() {
@@ -109,8 +133,10 @@ for _ in 0..<300 {
 try? await Task.sleep(for: .milliseconds(300))
 receiving.cancel()
 let latencies = sentAt.all
-print(String(format: "NOISE_EVENT latency (decision → listener, %d events): p50 %.2f ms, p99 %.2f ms",
-             latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99)))
+print(
+    String(
+        format: "NOISE_EVENT latency (decision → listener, %d events): p50 %.2f ms, p99 %.2f ms",
+        latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99)))
 
 /// The whole process's CPU while `input` feeds detection for 10 s, in percent of one core.
 func detectionCPU(_ input: any AudioInput) async throws -> Double {
@@ -145,15 +171,22 @@ func cryWAV() throws -> URL {
 }
 
 let cpu = await benchmarkStep("detecting test:cry") { try await detectionCPU(TestSignalInput(.cry)) }
-print(String(format: "Monitor CPU while detecting test:cry in real time: %.2f %% of one core (10 s, whole process)", cpu))
+print(
+    String(format: "Monitor CPU while detecting test:cry in real time: %.2f %% of one core (10 s, whole process)", cpu))
 let wav = benchmarkStep("writing the cry WAV file") { try cryWAV() }
 defer { try? FileManager.default.removeItem(at: wav) }
 let captureCPU = await benchmarkStep("detecting GStreamer-captured audio") {
     try await detectionCPU(try GStreamerAudioCapture(source: .file(path: wav.path)))
 }
-print(String(format: "Monitor CPU while detecting GStreamer-captured audio (48 kHz WAV → 16 kHz): %.2f %% of one core", captureCPU))
-print(String(format: #"{"event":"benchmark","name":"alerts","pinPairingP50Ms":%.2f,"pinPairingP99Ms":%.2f,"qrPairingP50Ms":%.2f,"qrPairingP99Ms":%.2f,"noiseLatencyP50Ms":%.3f,"noiseLatencyP99Ms":%.3f,"monitorCPUPercent":%.2f,"monitorCaptureCPUPercent":%.2f}"#,
-             percentile(pinTimes, 0.5), percentile(pinTimes, 0.99), percentile(qrTimes, 0.5), percentile(qrTimes, 0.99),
-             percentile(latencies, 0.5), percentile(latencies, 0.99), cpu, captureCPU))
+print(
+    String(
+        format: "Monitor CPU while detecting GStreamer-captured audio (48 kHz WAV → 16 kHz): %.2f %% of one core",
+        captureCPU))
+print(
+    String(
+        format:
+            #"{"event":"benchmark","name":"alerts","pinPairingP50Ms":%.2f,"pinPairingP99Ms":%.2f,"qrPairingP50Ms":%.2f,"qrPairingP99Ms":%.2f,"noiseLatencyP50Ms":%.3f,"noiseLatencyP99Ms":%.3f,"monitorCPUPercent":%.2f,"monitorCaptureCPUPercent":%.2f}"#,
+        percentile(pinTimes, 0.5), percentile(pinTimes, 0.99), percentile(qrTimes, 0.5), percentile(qrTimes, 0.99),
+        percentile(latencies, 0.5), percentile(latencies, 0.99), cpu, captureCPU))
 await quic.shutdown()
 serving.cancel()

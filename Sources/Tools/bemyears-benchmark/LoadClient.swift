@@ -51,8 +51,9 @@ final class LoadClient: Sendable {
         task = Task {
             do {
                 try await WebSocketClient.connect(url: url, logger: logger) { inbound, outbound, _ in
-                    try await outbound.write(.text(
-                        #"{"type":"REGISTER","payload":{"username":"\#(username)","role":"\#(role)"}}"#))
+                    try await outbound.write(
+                        .text(
+                            #"{"type":"REGISTER","payload":{"username":"\#(username)","role":"\#(role)"}}"#))
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
                             for await text in stream { try await outbound.write(.text(text)) }

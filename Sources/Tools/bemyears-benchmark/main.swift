@@ -14,7 +14,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func say(_ line: String) {
@@ -106,9 +106,10 @@ let fanOut = FanOutRecorder()
 var callers: [LoadClient] = []
 for index in 0..<connections {
     let watching = index < watcherCount
-    callers.append(LoadClient(url: server.url, username: "c\(run)\(index)", role: "caller") { client, message in
-        if watching, message.type == "PRESENCE" { fanOut.record(message, watcher: client.username) }
-    })
+    callers.append(
+        LoadClient(url: server.url, username: "c\(run)\(index)", role: "caller") { client, message in
+            if watching, message.type == "PRESENCE" { fanOut.record(message, watcher: client.username) }
+        })
     if index % 200 == 199 { try? await Task.sleep(for: .milliseconds(50)) }  // a ramp, not a SYN flood
 }
 var registered = 0
@@ -119,9 +120,11 @@ let now = monotonicNanoseconds()
 let held = callers.filter { !$0.isClosed && $0.isRegistered && now - $0.lastHeartbeatAck < 20_000_000_000 }.count
 let loaded = residentBytes(of: server.process.processIdentifier)
 let perConnection = Double(loaded - baseline) / Double(max(1, held))
-say(String(format: "Connections held after 35 s with 15 s heartbeats: %d of %d; server RSS %.1f MiB → %.1f MiB, "
-    + "%.1f KiB per connection", held, connections, Double(baseline) / 1_048_576, Double(loaded) / 1_048_576,
-    perConnection / 1024))
+say(
+    String(
+        format: "Connections held after 35 s with 15 s heartbeats: %d of %d; server RSS %.1f MiB → %.1f MiB, "
+            + "%.1f KiB per connection", held, connections, Double(baseline) / 1_048_576, Double(loaded) / 1_048_576,
+        perConnection / 1024))
 
 // 2. Presence fan-out to the watchers.
 let interpreter = LoadClient(url: server.url, username: "i\(run)fan", role: "interpreter")
@@ -134,11 +137,15 @@ for toggle in 0..<40 {
     interpreter.send(#"{"type":"SET_STATE","payload":{"state":"\#(online ? "AVAILABLE" : "UNAVAILABLE")"}}"#)
     let arrivals = await fanOut.wait(timeout: .seconds(10))
     latencies += arrivals.map { Double($0 - sent) / 1e6 }
-    if arrivals.count < watcherCount { say("toggle \(toggle): only \(arrivals.count) of \(watcherCount) watchers updated") }
+    if arrivals.count < watcherCount {
+        say("toggle \(toggle): only \(arrivals.count) of \(watcherCount) watchers updated")
+    }
     try? await Task.sleep(for: .milliseconds(250))
 }
-say(String(format: "Presence fan-out to %d callers (40 changes): p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-           watcherCount, percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? .nan))
+say(
+    String(
+        format: "Presence fan-out to %d callers (40 changes): p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+        watcherCount, percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? .nan))
 await interpreter.close()
 for caller in callers { await caller.close() }
 callers = []
@@ -188,10 +195,17 @@ try? await Task.sleep(for: .seconds(10))
 running.store(false, ordering: .releasing)
 let elapsed = milliseconds(ContinuousClock.now - start) / 1000
 let rate = Double(setups.load(ordering: .relaxed)) / elapsed
-say(String(format: "Call setups (CALL_REQUEST → CALL_ACCEPT at the caller → HANGUP → CALL_ENDED), %d pairs: %.0f per second",
-           pairCount, rate))
-say(String(format: #"{"event":"benchmark","name":"bemyears-signaling","connectionsHeld":%d,"connections":%d,"memoryPerConnectionKiB":%.1f,"fanOutWatchers":%d,"fanOutP50Ms":%.2f,"fanOutP99Ms":%.2f,"callSetupsPerSecond":%.1f}"#,
-           held, connections, perConnection / 1024, watcherCount, percentile(latencies, 0.5), percentile(latencies, 0.99), rate))
+say(
+    String(
+        format:
+            "Call setups (CALL_REQUEST → CALL_ACCEPT at the caller → HANGUP → CALL_ENDED), %d pairs: %.0f per second",
+        pairCount, rate))
+say(
+    String(
+        format:
+            #"{"event":"benchmark","name":"bemyears-signaling","connectionsHeld":%d,"connections":%d,"memoryPerConnectionKiB":%.1f,"fanOutWatchers":%d,"fanOutP50Ms":%.2f,"fanOutP99Ms":%.2f,"callSetupsPerSecond":%.1f}"#,
+        held, connections, perConnection / 1024, watcherCount, percentile(latencies, 0.5), percentile(latencies, 0.99),
+        rate))
 for (caller, interpreter) in pairs {
     await caller.close()
     await interpreter.close()

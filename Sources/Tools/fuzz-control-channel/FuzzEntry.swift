@@ -1,7 +1,8 @@
-import FuzzHarness
 import Foundation
+import FuzzHarness
+
 #if FUZZING
-import CLibFuzzer
+    import CLibFuzzer
 #endif
 
 /// The control-channel fuzz target, and the owner of the CLibFuzzer binding: libFuzzer's C callback hands over a
@@ -13,14 +14,15 @@ import CLibFuzzer
 struct FuzzControlChannel {
     static func main() {
         #if FUZZING
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            ControlChannelFuzzer.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-            return 0
-        })
+            var argc = CommandLine.argc
+            var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+            exit(
+                LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+                    ControlChannelFuzzer.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+                    return 0
+                })
         #else
-        replay(CommandLine.arguments.dropFirst())
+            replay(CommandLine.arguments.dropFirst())
         #endif
     }
 

@@ -7,7 +7,8 @@ import Foundation
 import ServiceDiscovery
 
 func emit(_ object: [String: Any]) {
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    guard
+        let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     else { return }
     FileHandle.standardOutput.write(data + Data("\n".utf8))
 }
@@ -18,11 +19,13 @@ func fail(_ error: ServiceDiscoveryError) -> Never {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("""
-        usage: mdns-probe advertise --id ID --name NAME --fingerprint FP --port P [--rename NEW --after SECONDS]
-               mdns-probe browse [--seconds SECONDS]
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: mdns-probe advertise --id ID --name NAME --fingerprint FP --port P [--rename NEW --after SECONDS]
+                   mdns-probe browse [--seconds SECONDS]
 
-        """.utf8))
+            """.utf8))
     exit(2)
 }
 

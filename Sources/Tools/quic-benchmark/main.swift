@@ -12,7 +12,8 @@ import QUIC
 
 let arguments = CommandLine.arguments
 func option(_ name: String, _ fallback: Int) -> Int {
-    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? fallback
+    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil }
+        ?? fallback
 }
 let connections = option("--connections", 200)
 let frames = option("--frames", 5000)
@@ -54,17 +55,20 @@ func benchSwift(monitor: DeviceIdentity, client: DeviceIdentity) async throws ->
     let clock = ContinuousClock()
     // Warm up, then sequential full handshakes (mutual Ed25519 + pin check), each closed before the next.
     for _ in 0..<10 {
-        let connection = try await connector.connect(host: "127.0.0.1", port: listener.port, pinnedFingerprint: monitor.fingerprint)
+        let connection = try await connector.connect(
+            host: "127.0.0.1", port: listener.port, pinnedFingerprint: monitor.fingerprint)
         await connection.close(code: 0)
     }
     var handshakes: [Double] = []
     for _ in 0..<connections {
         let start = clock.now
-        let connection = try await connector.connect(host: "127.0.0.1", port: listener.port, pinnedFingerprint: monitor.fingerprint)
+        let connection = try await connector.connect(
+            host: "127.0.0.1", port: listener.port, pinnedFingerprint: monitor.fingerprint)
         handshakes.append(milliseconds(clock.now - start))
         await connection.close(code: 0)
     }
-    let connection = try await connector.connect(host: "127.0.0.1", port: listener.port, pinnedFingerprint: monitor.fingerprint)
+    let connection = try await connector.connect(
+        host: "127.0.0.1", port: listener.port, pinnedFingerprint: monitor.fingerprint)
     var replies = connection.inbound.makeAsyncIterator()
     var start = clock.now
     for index in 0..<frames {
@@ -83,15 +87,17 @@ func benchSwift(monitor: DeviceIdentity, client: DeviceIdentity) async throws ->
     let pipelined = Double(frames) / (milliseconds(clock.now - start) / 1000)
     await connection.close(code: 0)
     await listener.shutdown()
-    return Figures(handshakeP50Ms: percentile(handshakes, 0.5), handshakeP99Ms: percentile(handshakes, 0.99),
-                   framesPerSecond: sequential, pipelinedFramesPerSecond: pipelined)
+    return Figures(
+        handshakeP50Ms: percentile(handshakes, 0.5), handshakeP99Ms: percentile(handshakes, 0.99),
+        framesPerSecond: sequential, pipelinedFramesPerSecond: pipelined)
 }
 
 /// Runs the aioquic bench and returns its final JSON figures.
 func benchAioquic(extra: [String]) throws -> Figures {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [peerScript, "bench", "--mode", "all", "--connections", "\(connections)", "--frames", "\(frames)"]
+    process.arguments =
+        [peerScript, "bench", "--mode", "all", "--connections", "\(connections)", "--frames", "\(frames)"]
         + extra
     let output = Pipe()
     process.standardOutput = output
@@ -99,18 +105,24 @@ func benchAioquic(extra: [String]) throws -> Figures {
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last(where: { $0.contains("\"benchmark\"") }),
+    guard
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last(where: {
+            $0.contains("\"benchmark\"")
+        }),
         let figures = try? JSONDecoder().decode(Figures.self, from: Data(line.utf8))
     else {
-        throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "aioquic bench printed no figures"])
+        throw CocoaError(
+            .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "aioquic bench printed no figures"])
     }
     return figures
 }
 
 func describe(_ name: String, _ figures: Figures) {
-    print(String(format: "%@: handshake p50 %.2f ms, p99 %.2f ms; PING→PONG %.0f/s sequential, %.0f/s pipelined",
-                 name, figures.handshakeP50Ms, figures.handshakeP99Ms, figures.framesPerSecond,
-                 figures.pipelinedFramesPerSecond))
+    print(
+        String(
+            format: "%@: handshake p50 %.2f ms, p99 %.2f ms; PING→PONG %.0f/s sequential, %.0f/s pipelined",
+            name, figures.handshakeP50Ms, figures.handshakeP99Ms, figures.framesPerSecond,
+            figures.pipelinedFramesPerSecond))
 }
 
 let (monitor, client) = benchmarkStep("creating identities") {
@@ -126,7 +138,8 @@ if FileManager.default.isExecutableFile(atPath: python) {
     describe("aioquic↔aioquic", aioquic)
     results["aioquic"] = aioquic
     // The same aioquic client against the Swift monitor isolates the server side.
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quic-bench-\(UUID().uuidString.prefix(8))")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "quic-bench-\(UUID().uuidString.prefix(8))")
     benchmarkStep("creating \(directory.path)") {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
@@ -144,19 +157,23 @@ if FileManager.default.isExecutableFile(atPath: python) {
         let listener = await benchmarkStep("starting the Swift monitor") {
             try await startMonitor(identity: monitor, trusting: fingerprint)
         }
-        let mixed = benchmarkStep("aioquic → Swift") { try benchAioquic(extra: [
-            "--target-host", "127.0.0.1", "--target-port", "\(listener.port)", "--pin", monitor.fingerprint.hex,
-            "--cert", directory.appendingPathComponent("cert.pem").path,
-            "--key", directory.appendingPathComponent("key.pem").path,
-        ]) }
+        let mixed = benchmarkStep("aioquic → Swift") {
+            try benchAioquic(extra: [
+                "--target-host", "127.0.0.1", "--target-port", "\(listener.port)", "--pin", monitor.fingerprint.hex,
+                "--cert", directory.appendingPathComponent("cert.pem").path,
+                "--key", directory.appendingPathComponent("key.pem").path,
+            ])
+        }
         describe("aioquic→Swift  ", mixed)
         results["aioquicClientSwiftServer"] = mixed
         await listener.shutdown()
     }
     try? FileManager.default.removeItem(at: directory)
-    print(String(format: "Swift/aioquic: handshake p50 %.1f× faster, sequential frames %.1f×, pipelined %.1f×",
-                 aioquic.handshakeP50Ms / swift.handshakeP50Ms, swift.framesPerSecond / aioquic.framesPerSecond,
-                 swift.pipelinedFramesPerSecond / aioquic.pipelinedFramesPerSecond))
+    print(
+        String(
+            format: "Swift/aioquic: handshake p50 %.1f× faster, sequential frames %.1f×, pipelined %.1f×",
+            aioquic.handshakeP50Ms / swift.handshakeP50Ms, swift.framesPerSecond / aioquic.framesPerSecond,
+            swift.pipelinedFramesPerSecond / aioquic.pipelinedFramesPerSecond))
 } else {
     print("aioquic peer not found at \(python): run `make test` first to install it (Swift figures only)")
 }

@@ -24,7 +24,8 @@ func fail(_ message: String) -> Never {
 }
 
 // A data directory keeps the identity across runs (to test what a listener sees when a monitor restarts).
-let identity = try value("--data-dir").map { try DeviceIdentityStore(directory: URL(fileURLWithPath: $0)).loadOrCreate().identity }
+let identity =
+    try value("--data-dir").map { try DeviceIdentityStore(directory: URL(fileURLWithPath: $0)).loadOrCreate().identity }
     ?? DeviceIdentity.generate(now: Date())
 let host = value("--host") ?? "127.0.0.1"
 let port = Int(value("--port") ?? "0") ?? 0
@@ -46,11 +47,14 @@ case "server":
         }
     }
 case "client":
-    guard let pinText = value("--pin"), let pin = CertificateFingerprint(hex: pinText) else { fail("--pin FINGERPRINT") }
+    guard let pinText = value("--pin"), let pin = CertificateFingerprint(hex: pinText) else {
+        fail("--pin FINGERPRINT")
+    }
     let frames = Int(value("--frames") ?? "1000") ?? 1000
     let start = ContinuousClock.now
     do {
-        let connection = try await QUICConnector(identity: identity).connect(host: host, port: port, pinnedFingerprint: pin)
+        let connection = try await QUICConnector(identity: identity).connect(
+            host: host, port: port, pinnedFingerprint: pin)
         var replies = connection.inbound.makeAsyncIterator()
         for index in 0..<frames {
             try await connection.send(.ping(Ping(timestamp: Int64(index))))
@@ -60,8 +64,10 @@ case "client":
         }
         await connection.close(code: 0)
         let elapsed = ContinuousClock.now - start
-        emit(["event": "result", "frames": frames,
-              "seconds": Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18])
+        emit([
+            "event": "result", "frames": frames,
+            "seconds": Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+        ])
     } catch {
         fail("\(error)")
     }

@@ -136,9 +136,10 @@ let generation = clock.measure {
     signal16k = makeSignal(sampleRate: 16_000, seed: 0xC1B_CA11)
 }
 let pcm48k = signal48k.map { Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded()))) }
-print("sound-detection benchmark: \(audioSeconds) s of seeded audio (noise + \(burstSeconds) s burst every "
-    + "\(burstPeriodSeconds) s), \(chunkMilliseconds) ms chunks, default configuration, "
-    + "median of \(timedRuns) runs after 1 warm-up (generated in \(String(format: "%.2f", seconds(generation))) s)")
+print(
+    "sound-detection benchmark: \(audioSeconds) s of seeded audio (noise + \(burstSeconds) s burst every "
+        + "\(burstPeriodSeconds) s), \(chunkMilliseconds) ms chunks, default configuration, "
+        + "median of \(timedRuns) runs after 1 warm-up (generated in \(String(format: "%.2f", seconds(generation))) s)")
 
 let chunk48k = 48 * chunkMilliseconds
 let chunk16k = 16 * chunkMilliseconds
@@ -156,16 +157,22 @@ let results = [
 
 for result in results {
     let factor = grouped(Int(result.realTimeFactor.rounded()))
-    print("\(result.name): \(factor)× real time per core — \(grouped(result.samples)) samples in "
-        + String(format: "%.3f s (best %.3f s, %.1f M samples/s), %d events",
-                 result.medianSeconds, result.bestSeconds,
-                 Double(result.samples) / result.medianSeconds / 1e6, result.events))
+    print(
+        "\(result.name): \(factor)× real time per core — \(grouped(result.samples)) samples in "
+            + String(
+                format: "%.3f s (best %.3f s, %.1f M samples/s), %d events",
+                result.medianSeconds, result.bestSeconds,
+                Double(result.samples) / result.medianSeconds / 1e6, result.events))
 }
 
 func field(_ result: Measurement, _ key: String) -> String {
-    "\"\(key)\":" + String(format: "{\"samples\":%d,\"seconds\":%.4f,\"realtime\":%.0f,\"events\":%d}",
-                             result.samples, result.medianSeconds, result.realTimeFactor, result.events)
+    "\"\(key)\":"
+        + String(
+            format: "{\"samples\":%d,\"seconds\":%.4f,\"realtime\":%.0f,\"events\":%d}",
+            result.samples, result.medianSeconds, result.realTimeFactor, result.events)
 }
-print("{\"event\":\"benchmark\",\"name\":\"sound-detection\",\"audioSeconds\":\(audioSeconds),\"runs\":\(timedRuns),"
-    + "\"chunkMs\":\(chunkMilliseconds),"
-    + field(results[0], "float48k") + "," + field(results[1], "int16_48k") + "," + field(results[2], "float16k") + "}")
+print(
+    "{\"event\":\"benchmark\",\"name\":\"sound-detection\",\"audioSeconds\":\(audioSeconds),\"runs\":\(timedRuns),"
+        + "\"chunkMs\":\(chunkMilliseconds),"
+        + field(results[0], "float48k") + "," + field(results[1], "int16_48k") + "," + field(results[2], "float16k")
+        + "}")

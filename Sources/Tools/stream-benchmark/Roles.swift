@@ -53,11 +53,13 @@ func runMonitorRole(_ arguments: RoleArguments) async throws -> Never {
     let microphone = ClickTrack { emit(["event": "click", "t": $0]) }
     let identity = try DeviceIdentity.generate(now: Date())
     let quic = try await QUICListener.bind(host: host, port: 0, identity: identity)
-    let engine = try GStreamerMediaEngine(configuration: .init(
-        dtlsCertificate: try DTLSCertificate.generate(now: Date()), audioSource: .test(.silence),
-        audioFeed: microphone.feed, iceAddresses: [host]))
-    let monitor = try MonitorService(identity: identity, database: try CribCallDatabase.inMemory(), transport: quic,
-                                     mediaEngine: engine)
+    let engine = try GStreamerMediaEngine(
+        configuration: .init(
+            dtlsCertificate: try DTLSCertificate.generate(now: Date()), audioSource: .test(.silence),
+            audioFeed: microphone.feed, iceAddresses: [host]))
+    let monitor = try MonitorService(
+        identity: identity, database: try CribCallDatabase.inMemory(), transport: quic,
+        mediaEngine: engine)
     microphone.start()
     let serving = Task { await monitor.run() }
     emit(["event": "ready", "port": quic.port, "qr": await monitor.showQR(port: quic.port).qrText])
@@ -69,8 +71,10 @@ func runMonitorRole(_ arguments: RoleArguments) async throws -> Never {
         case .streamEnded(let sessionId, _):
             guard let start = started.removeValue(forKey: sessionId) else { continue }
             let wall = Double(monotonicNanoseconds() - start.wall) / 1e9
-            emit(["event": "stream_cpu", "mediaType": start.type.rawValue,
-                  "cpuPercent": (cpuSeconds() - start.cpu) / wall * 100, "seconds": wall])
+            emit([
+                "event": "stream_cpu", "mediaType": start.type.rawValue,
+                "cpuPercent": (cpuSeconds() - start.cpu) / wall * 100, "seconds": wall,
+            ])
         default:
             break
         }
@@ -87,20 +91,24 @@ func runListenerRole(_ arguments: RoleArguments) async throws -> Never {
     let phase = Mutex<String>("none")
     let detector = OnsetDetector { time in emit(["event": "onset", "t": time, "mediaType": phase.withLock { $0 }]) }
     let identity = try DeviceIdentity.generate(now: Date())
-    let engine = try GStreamerMediaEngine(configuration: .init(
-        dtlsCertificate: try DTLSCertificate.generate(now: Date()), iceAddresses: [host],
-        receiverOutput: .samples(.init { samples, _ in detector.process(samples) })))
-    let listener = ListenerService(identity: identity, name: "bench", database: try CribCallDatabase.inMemory(),
-                                   connector: try QUICConnector(identity: identity), mediaEngine: engine)
-    let paired = try await listener.pairWithQR(qrText: try arguments.string("qr"),
-                                               host: try arguments.string("monitor-host"))
+    let engine = try GStreamerMediaEngine(
+        configuration: .init(
+            dtlsCertificate: try DTLSCertificate.generate(now: Date()), iceAddresses: [host],
+            receiverOutput: .samples(.init { samples, _ in detector.process(samples) })))
+    let listener = ListenerService(
+        identity: identity, name: "bench", database: try CribCallDatabase.inMemory(),
+        connector: try QUICConnector(identity: identity), mediaEngine: engine)
+    let paired = try await listener.pairWithQR(
+        qrText: try arguments.string("qr"),
+        host: try arguments.string("monitor-host"))
     let log = EventLog()
     let listening = Task { for await event in await listener.listen() { log.append(event) } }
     guard await log.wait(for: { if case .connected = $0 { true } else { false } }) else {
         throw BenchmarkFailure(description: "the listener did not connect")
     }
     let phases: [(MediaType, Int)] = [
-        (.audio, arguments.int("audio-seconds", default: 20)), (.audioVideo, arguments.int("video-seconds", default: 10)),
+        (.audio, arguments.int("audio-seconds", default: 20)),
+        (.audioVideo, arguments.int("video-seconds", default: 10)),
     ]
     for (mediaType, seconds) in phases where seconds > 0 {
         let sessionId = try await listener.openStream(monitorId: paired.monitorId, mediaType: mediaType)
@@ -110,8 +118,10 @@ func runListenerRole(_ arguments: RoleArguments) async throws -> Never {
         phase.withLock { $0 = mediaType.rawValue }
         let cpu = cpuSeconds()
         try await Task.sleep(for: .seconds(seconds))
-        emit(["event": "listener_cpu", "mediaType": mediaType.rawValue,
-              "cpuPercent": (cpuSeconds() - cpu) / Double(seconds) * 100])
+        emit([
+            "event": "listener_cpu", "mediaType": mediaType.rawValue,
+            "cpuPercent": (cpuSeconds() - cpu) / Double(seconds) * 100,
+        ])
         phase.withLock { $0 = "none" }
         await listener.endStream(sessionId: sessionId)
         _ = await log.wait(for: { if case .streamEnded(_, sessionId, _) = $0 { true } else { false } })

@@ -34,11 +34,13 @@ func measureStartLatency(streams: Int = 20) async throws -> (p50: Double, p95: D
     defer { microphone.stop() }
     let monitorIdentity = try DeviceIdentity.generate(now: Date())
     let quic = try await QUICListener.bind(host: "127.0.0.1", port: 0, identity: monitorIdentity)
-    let senderEngine = try GStreamerMediaEngine(configuration: .init(
-        dtlsCertificate: try DTLSCertificate.generate(now: Date()), audioFeed: microphone.feed,
-        iceAddresses: ["127.0.0.1"]))
-    let monitor = try MonitorService(identity: monitorIdentity, database: try CribCallDatabase.inMemory(),
-                                     transport: quic, mediaEngine: senderEngine)
+    let senderEngine = try GStreamerMediaEngine(
+        configuration: .init(
+            dtlsCertificate: try DTLSCertificate.generate(now: Date()), audioFeed: microphone.feed,
+            iceAddresses: ["127.0.0.1"]))
+    let monitor = try MonitorService(
+        identity: monitorIdentity, database: try CribCallDatabase.inMemory(),
+        transport: quic, mediaEngine: senderEngine)
     let serving = Task {
         async let served: Void = monitor.run()
         for await _ in monitor.events {}
@@ -47,11 +49,13 @@ func measureStartLatency(streams: Int = 20) async throws -> (p50: Double, p95: D
     defer { serving.cancel() }
 
     let listenerIdentity = try DeviceIdentity.generate(now: Date())
-    let receiverEngine = try GStreamerMediaEngine(configuration: .init(
-        dtlsCertificate: try DTLSCertificate.generate(now: Date()), iceAddresses: ["127.0.0.1"],
-        receiverOutput: .discard))
-    let listener = ListenerService(identity: listenerIdentity, name: "bench", database: try CribCallDatabase.inMemory(),
-                                   connector: try QUICConnector(identity: listenerIdentity), mediaEngine: receiverEngine)
+    let receiverEngine = try GStreamerMediaEngine(
+        configuration: .init(
+            dtlsCertificate: try DTLSCertificate.generate(now: Date()), iceAddresses: ["127.0.0.1"],
+            receiverOutput: .discard))
+    let listener = ListenerService(
+        identity: listenerIdentity, name: "bench", database: try CribCallDatabase.inMemory(),
+        connector: try QUICConnector(identity: listenerIdentity), mediaEngine: receiverEngine)
     let paired = try await listener.pairWithQR(qrText: await monitor.showQR(port: quic.port).qrText, host: "127.0.0.1")
     let log = EventLog()
     let listening = Task { for await event in await listener.listen() { log.append(event) } }

@@ -23,17 +23,17 @@ final class Child: Sendable {
     }
 
     private func read(_ handle: FileHandle) {
-            var pending = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                pending += chunk
-                while let newline = pending.firstIndex(of: 0x0A) {
-                    let line = Data(pending[pending.startIndex..<newline])
-                    pending = Data(pending[(newline + 1)...])
-                    lines.withLock { $0.append(line) }
-                }
+        var pending = Data()
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            pending += chunk
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let line = Data(pending[pending.startIndex..<newline])
+                pending = Data(pending[(newline + 1)...])
+                lines.withLock { $0.append(line) }
             }
+        }
     }
 
     /// Every line so far with `"event": event`.
@@ -90,10 +90,12 @@ func runRoles(
     defer { monitor.stop() }
     let ready = try await monitor.wait(for: "ready", timeout: .seconds(20))
     guard let qr = ready["qr"] as? String else { throw BenchmarkFailure(description: "the monitor gave no QR text") }
-    let (listenerProgram, listenerArguments) = command(listenerWrap, [
-        "listener-role", "--qr", qr, "--monitor-host", monitorHost, "--host", listenerHost,
-        "--audio-seconds", "\(audioSeconds)", "--video-seconds", "\(videoSeconds)",
-    ])
+    let (listenerProgram, listenerArguments) = command(
+        listenerWrap,
+        [
+            "listener-role", "--qr", qr, "--monitor-host", monitorHost, "--host", listenerHost,
+            "--audio-seconds", "\(audioSeconds)", "--video-seconds", "\(videoSeconds)",
+        ])
     let listener = try Child("listener", listenerProgram, listenerArguments)
     defer { listener.stop() }
     _ = try await listener.wait(for: "done", timeout: .seconds(Int64(audioSeconds + videoSeconds + 60)))
@@ -123,7 +125,8 @@ func runRoles(
     let periods = Double(audioSeconds) * 1000 / milliseconds(ClickTrack.period)
     return MouthToEar(
         audio: latencies["audio"] ?? [], audioVideo: latencies["audio_video"] ?? [],
-        clicksDuringAudio: Int(periods), monitorCPU: cpu(monitor, "stream_cpu"), listenerCPU: cpu(listener, "listener_cpu")
+        clicksDuringAudio: Int(periods), monitorCPU: cpu(monitor, "stream_cpu"),
+        listenerCPU: cpu(listener, "listener_cpu")
     )
 }
 
@@ -152,10 +155,12 @@ final class DelayedLAN: Sendable {
             return nil
         }
         do {
-            let line = try Child("delay line", "/usr/bin/env", [
-                "python3", script, "--ns-a", namespaces.0, "--ns-b", namespaces.1, "--addr-a", addresses.0,
-                "--addr-b", addresses.1, "--delay-ms", "\(delayMilliseconds)",
-            ])
+            let line = try Child(
+                "delay line", "/usr/bin/env",
+                [
+                    "python3", script, "--ns-a", namespaces.0, "--ns-b", namespaces.1, "--addr-a", addresses.0,
+                    "--addr-b", addresses.1, "--delay-ms", "\(delayMilliseconds)",
+                ])
             return DelayedLAN(delayLine: line)
         } catch {
             say("across namespaces: skipped (\(error))")

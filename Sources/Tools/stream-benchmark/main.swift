@@ -32,8 +32,9 @@ default: break
 
 func report(_ label: String, _ run: MouthToEar) {
     func line(_ name: String, _ values: [Double]) -> String {
-        String(format: "%@: p50 %.0f ms, p95 %.0f ms (%d clicks)", name, percentile(values, 0.5),
-               percentile(values, 0.95), values.count)
+        String(
+            format: "%@: p50 %.0f ms, p95 %.0f ms (%d clicks)", name, percentile(values, 0.5),
+            percentile(values, 0.95), values.count)
     }
     say("Mouth-to-ear, \(label): " + line("audio", run.audio) + "; " + line("during audio+video", run.audioVideo))
     if run.audio.count < run.clicksDuringAudio * 3 / 4 {
@@ -42,9 +43,10 @@ func report(_ label: String, _ run: MouthToEar) {
     func cpu(_ values: [String: Double], _ type: String) -> String {
         values[type].map { String(format: "%.1f %%", $0) } ?? "n/a"
     }
-    say("CPU, \(label) (of one core): monitor \(cpu(run.monitorCPU, "audio")) audio, "
-        + "\(cpu(run.monitorCPU, "audio_video")) audio+video; listener \(cpu(run.listenerCPU, "audio")) audio, "
-        + "\(cpu(run.listenerCPU, "audio_video")) audio+video")
+    say(
+        "CPU, \(label) (of one core): monitor \(cpu(run.monitorCPU, "audio")) audio, "
+            + "\(cpu(run.monitorCPU, "audio_video")) audio+video; listener \(cpu(run.listenerCPU, "audio")) audio, "
+            + "\(cpu(run.listenerCPU, "audio_video")) audio+video")
     let json: [String: Any] = [
         "event": "benchmark", "name": "mouth-to-ear", "link": label,
         "audioP50Ms": percentile(run.audio, 0.5), "audioP95Ms": percentile(run.audio, 0.95),
@@ -57,13 +59,17 @@ func report(_ label: String, _ run: MouthToEar) {
 }
 
 let start = await benchmarkStep("stream start latency") { try await measureStartLatency() }
-say(String(format: "START_STREAM_REQUEST → first decoded audio (20 streams, loopback): p50 %.0f ms, p95 %.0f ms",
-             start.p50, start.p95))
+say(
+    String(
+        format: "START_STREAM_REQUEST → first decoded audio (20 streams, loopback): p50 %.0f ms, p95 %.0f ms",
+        start.p50, start.p95))
 say(String(format: #"{"event":"benchmark","name":"stream-start","p50Ms":%.1f,"p95Ms":%.1f}"#, start.p50, start.p95))
 
-report("loopback", await benchmarkStep("mouth-to-ear on loopback") {
-    try await runRoles(monitorHost: "127.0.0.1", listenerHost: "127.0.0.1")
-})
+report(
+    "loopback",
+    await benchmarkStep("mouth-to-ear on loopback") {
+        try await runRoles(monitorHost: "127.0.0.1", listenerHost: "127.0.0.1")
+    })
 
 if let lan = DelayedLAN.make(delayMilliseconds: 20) {
     do {

@@ -29,10 +29,11 @@ extension CallIDGenerator {
     public static func sequential(from first: Int = 1) -> CallIDGenerator {
         let counter = Mutex(first - 1)
         return CallIDGenerator {
-            CallID(testNumber: counter.withLock { value in
-                value += 1
-                return value
-            })
+            CallID(
+                testNumber: counter.withLock { value in
+                    value += 1
+                    return value
+                })
         }
     }
 }

@@ -1,5 +1,5 @@
-public import Testing
 import Foundation
+public import Testing
 
 /// A test (or every test of a suite) that keeps cores busy: real browsers, aiortc, GStreamer encoders, several
 /// server processes. Such tests run under a process-wide gate, so that together they never ask for more cores

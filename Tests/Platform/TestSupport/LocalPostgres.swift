@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A throwaway PostgreSQL server for tests: `initdb` in a fresh temporary directory, `postgres` run in the
@@ -151,7 +152,8 @@ public final class LocalPostgres: Sendable {
             ]
             let program = "\(binaries)/postgres"
             let arguments = ["-D", "\(directory)/data"] + settings.flatMap { ["-c", $0] }
-            let server = try runAsUser.map { try BackgroundProcess("runuser", ["-u", $0, "--", program] + arguments) }
+            let server =
+                try runAsUser.map { try BackgroundProcess("runuser", ["-u", $0, "--", program] + arguments) }
                 ?? BackgroundProcess(program, arguments)
             let postgres = LocalPostgres(
                 binaries: binaries,
@@ -247,8 +249,10 @@ public final class LocalPostgres: Sendable {
     public func psql(_ sql: String, database: String = "postgres") async throws -> String {
         let result = try await Subprocess.run(
             "\(binaries)/psql",
-            ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", "\(port)", "-U", "postgres",
-             "-d", database, "-c", sql]
+            [
+                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", "\(port)", "-U", "postgres",
+                "-d", database, "-c", sql,
+            ]
         )
         guard result.status == 0 else {
             throw Unavailable(description: "psql failed (\(result.status)) on \(sql.prefix(80)): \(result.stderrText)")

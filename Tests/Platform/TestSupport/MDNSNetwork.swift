@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A hermetic two-host LAN for discovery and end-to-end tests: network namespaces A (10.78.0.1) and B
@@ -62,8 +63,10 @@ public final class MDNSNetwork: Sendable {
                 daemons.append(try await network.startBus(name == "a" ? network.a : network.b))
             }
             for name in ["a", "b"] where avahiIn.contains(name) {
-                daemons.append(try await network.startAvahi(name == "a" ? network.a : network.b,
-                                                            interface: name == "a" ? network.a : network.b))
+                daemons.append(
+                    try await network.startAvahi(
+                        name == "a" ? network.a : network.b,
+                        interface: name == "a" ? network.a : network.b))
             }
             try await body(network)
         } catch {
@@ -124,10 +127,12 @@ public final class MDNSNetwork: Sendable {
     private func startBus(_ namespace: String) async throws -> BackgroundProcess {
         let folder = directory.appendingPathComponent(namespace)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let bus = try BackgroundProcess("ip", [
-            "netns", "exec", namespace, "sh", "-c",
-            Self.supervised("dbus-daemon --system --nofork --nopidfile --address=\(busAddress(namespace))"),
-        ])
+        let bus = try BackgroundProcess(
+            "ip",
+            [
+                "netns", "exec", namespace, "sh", "-c",
+                Self.supervised("dbus-daemon --system --nofork --nopidfile --address=\(busAddress(namespace))"),
+            ])
         let socket = folder.appendingPathComponent("bus").path
         // Start-up budgets are generous (a loaded machine is slow to start daemons); a daemon that exits fails at once.
         let deadline = ContinuousClock.now + .seconds(120)
@@ -145,24 +150,24 @@ public final class MDNSNetwork: Sendable {
         let folder = directory.appendingPathComponent(namespace)
         let config = folder.appendingPathComponent("avahi-daemon.conf")
         try """
-            [server]
-            host-name=\(namespace)
-            domain-name=local
-            use-ipv4=yes
-            use-ipv6=no
-            allow-interfaces=\(interface)
-            enable-dbus=yes
-            ratelimit-interval-usec=1000000
-            ratelimit-burst=1000
-            [wide-area]
-            enable-wide-area=no
-            [publish]
-            publish-hinfo=no
-            publish-workstation=no
-            [reflector]
-            enable-reflector=no
+        [server]
+        host-name=\(namespace)
+        domain-name=local
+        use-ipv4=yes
+        use-ipv6=no
+        allow-interfaces=\(interface)
+        enable-dbus=yes
+        ratelimit-interval-usec=1000000
+        ratelimit-burst=1000
+        [wide-area]
+        enable-wide-area=no
+        [publish]
+        publish-hinfo=no
+        publish-workstation=no
+        [reflector]
+        enable-reflector=no
 
-            """.write(to: config, atomically: true, encoding: .utf8)
+        """.write(to: config, atomically: true, encoding: .utf8)
         // avahi-daemon keeps its pid file and socket in /run/avahi-daemon: give it a private /run inside the mount
         // namespace of `ip netns exec`, so it neither sees nor touches the host's.
         let avahi = try BackgroundProcess(
@@ -170,7 +175,8 @@ public final class MDNSNetwork: Sendable {
             [
                 "netns", "exec", namespace, "sh", "-c",
                 "mount -t tmpfs mdns-test /run && mkdir /run/avahi-daemon && "
-                    + Self.supervised("avahi-daemon --no-drop-root --no-chroot --no-rlimits --debug -f '\(config.path)'"),
+                    + Self.supervised(
+                        "avahi-daemon --no-drop-root --no-chroot --no-rlimits --debug -f '\(config.path)'"),
             ],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace)]
         )

@@ -1,8 +1,9 @@
 public import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs programs from tests: the package's own built executables and independent tools such as openssl.
@@ -170,8 +171,9 @@ public enum InteropPeers {
     /// Whether a Python peer test can run. When it cannot and is not required, says so loudly on stderr.
     public static func pythonAvailable(for test: String) -> Bool {
         if python != nil || required { return true }
-        FileHandle.standardError.write(Data(
-            "WARNING: SKIPPING \(test): the Python interop venv is missing. Run `make test` to install it.\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "WARNING: SKIPPING \(test): the Python interop venv is missing. Run `make test` to install it.\n".utf8))
         return false
     }
 }

@@ -87,7 +87,8 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
             node = nodeId.map(NodeID.init) ?? .local
         case .postgres(let url):
             // A fresh identity per start unless given: two live processes must never share one.
-            node = NodeID(nodeId ?? "\(ProcessInfo.processInfo.hostName.prefix(60))-\(UInt32.random(in: 0...UInt32.max))")
+            node = NodeID(
+                nodeId ?? "\(ProcessInfo.processInfo.hostName.prefix(60))-\(UInt32.random(in: 0...UInt32.max))")
             let backend = try PostgresBackend(url: url, node: node, logger: logger)
             signalingStore = backend.store
             cluster = backend.cluster
@@ -125,7 +126,10 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
             onReady: { port in
                 let shownHost = host == "0.0.0.0" ? "127.0.0.1" : host
                 if json {
-                    Self.emit(["event": .string("ready"), "port": .number(port), "url": .string("http://\(shownHost):\(port)/")])
+                    Self.emit([
+                        "event": .string("ready"), "port": .number(port),
+                        "url": .string("http://\(shownHost):\(port)/"),
+                    ])
                 } else {
                     Self.emit(line: "BeMyEars is ready: open http://\(shownHost):\(port)/ in two browsers")
                 }
@@ -163,7 +167,8 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
     private static func emit(_ fields: KeyValuePairs<String, JSONField>) {
         let members = fields.map { key, value -> String in
             switch value {
-            case .string(let text): "\"\(key)\":\"\(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\""
+            case .string(let text):
+                "\"\(key)\":\"\(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\""
             case .number(let number): "\"\(key)\":\(number)"
             }
         }

@@ -59,9 +59,10 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
     }
     services.append(PeriodicService(interval: configuration.tickInterval) { await hub.tick() })
     let stallTimeout = configuration.stalledWriteTimeout
-    services.append(PeriodicService(interval: min(stallTimeout / 5, .seconds(1))) {
-        sessions.dropStalled(now: .now, after: stallTimeout)
-    })
+    services.append(
+        PeriodicService(interval: min(stallTimeout / 5, .seconds(1))) {
+            sessions.dropStalled(now: .now, after: stallTimeout)
+        })
     let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
     if configuration.advertisesService {
         services.append(BonjourAdvertisement(ports: ports, instanceName: configuration.serviceName, logger: logger))

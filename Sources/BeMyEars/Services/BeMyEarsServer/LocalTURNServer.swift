@@ -1,10 +1,11 @@
 import Foundation
 public import Logging
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A private coturn (`turnserver`, Debian package coturn) for the demo and the tests: TURN REST credentials
@@ -209,13 +210,13 @@ public final class LocalTURNServer: Sendable {
 }
 
 #if canImport(Glibc)
-private let streamSocket = Int32(SOCK_STREAM.rawValue)
-private let datagramSocket = Int32(SOCK_DGRAM.rawValue)
-private let systemBind = Glibc.bind
+    private let streamSocket = Int32(SOCK_STREAM.rawValue)
+    private let datagramSocket = Int32(SOCK_DGRAM.rawValue)
+    private let systemBind = Glibc.bind
 #else
-private let streamSocket = SOCK_STREAM
-private let datagramSocket = SOCK_DGRAM
-private let systemBind = Darwin.bind
+    private let streamSocket = SOCK_STREAM
+    private let datagramSocket = SOCK_DGRAM
+    private let systemBind = Darwin.bind
 #endif
 
 /// The coturn process.

@@ -1,9 +1,10 @@
 import Foundation
 import NIOCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A reason the server cannot start, worded as what to do about it.

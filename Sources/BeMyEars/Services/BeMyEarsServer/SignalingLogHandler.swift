@@ -1,10 +1,11 @@
 import Foundation
 public import Logging
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The server's log format on stderr: one line per record, `YYYY-MM-DD HH:MM:SS <level> <message>` (UTC, seed

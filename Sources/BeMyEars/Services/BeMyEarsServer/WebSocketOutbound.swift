@@ -72,7 +72,8 @@ final class WebSocketOutbound: SignalingOutbound {
     /// Seed §18: the record carries only allowed fields (event, callId, sessionId, role, an abuse report's
     /// offender, statistics); the log handler adds the `YYYY-MM-DD HH:MM:SS` timestamp.
     func log(_ record: SignalingLogRecord) {
-        let message = Logger.Message(stringLiteral: record.fields.map { "\($0.name)=\($0.value)" }.joined(separator: " "))
+        let message = Logger.Message(
+            stringLiteral: record.fields.map { "\($0.name)=\($0.value)" }.joined(separator: " "))
         switch record.event {
         case .internalError: logger.error(message)
         case .messageRefused, .rateLimited, .registrationRefused: logger.notice(message)

@@ -33,8 +33,10 @@ public enum ConnectionCloseReason: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .local(let code): "closed locally with code \(code)"
-        case .peerApplication(let code, let reason): "peer closed with code \(code)\(reason.isEmpty ? "" : ": \(reason)")"
-        case .transport(let code, let reason): "transport error 0x\(String(code, radix: 16))\(reason.isEmpty ? "" : ": \(reason)")"
+        case .peerApplication(let code, let reason):
+            "peer closed with code \(code)\(reason.isEmpty ? "" : ": \(reason)")"
+        case .transport(let code, let reason):
+            "transport error 0x\(String(code, radix: 16))\(reason.isEmpty ? "" : ": \(reason)")"
         case .idleTimeout: "idle timeout"
         case .shutdown: "endpoint shut down"
         }

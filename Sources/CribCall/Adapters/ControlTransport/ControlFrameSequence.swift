@@ -60,7 +60,8 @@ public final class InboundFrameQueue: Sendable {
 
     /// Producer: appends bytes received on the control stream.
     public func append(_ bytes: ByteBuffer) {
-        let resume: (CheckedContinuation<ByteBuffer?, any Error>, Result<ByteBuffer?, any Error>)? = state.withLock { state in
+        let resume: (CheckedContinuation<ByteBuffer?, any Error>, Result<ByteBuffer?, any Error>)? = state.withLock {
+            state in
             guard state.terminal == nil, !state.framingFailed else { return nil }
             var incoming = bytes
             state.undecoded.writeBuffer(&incoming)
@@ -80,7 +81,8 @@ public final class InboundFrameQueue: Sendable {
 
     /// Producer: no more bytes will come. With an error, the consumer receives it after the pending frames.
     public func finish(throwing error: (any Error)? = nil) {
-        let resume: (CheckedContinuation<ByteBuffer?, any Error>, Result<ByteBuffer?, any Error>)? = state.withLock { state in
+        let resume: (CheckedContinuation<ByteBuffer?, any Error>, Result<ByteBuffer?, any Error>)? = state.withLock {
+            state in
             guard state.terminal == nil else { return nil }
             state.terminal = error.map { .failed($0) } ?? .finished
             return Self.takeReady(&state)
@@ -112,7 +114,9 @@ public final class InboundFrameQueue: Sendable {
         }
     }
 
-    private func deliver(_ continuation: CheckedContinuation<ByteBuffer?, any Error>, _ result: Result<ByteBuffer?, any Error>) {
+    private func deliver(
+        _ continuation: CheckedContinuation<ByteBuffer?, any Error>, _ result: Result<ByteBuffer?, any Error>
+    ) {
         if case .success(let frame?) = result {
             onConsumed(frame.readableBytes + ControlFrame.headerLength)
         }

@@ -1,5 +1,5 @@
-public import SoundDetection
 import Foundation
+public import SoundDetection
 
 /// The monitor's user-editable settings, stored in the `setting` table one key per field.
 ///

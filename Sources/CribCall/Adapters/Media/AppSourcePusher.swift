@@ -7,9 +7,9 @@ import CGStreamer
 /// just returns FLUSHING.
 final class AppSourcePusher: @unchecked Sendable {
     #if _endian(little)
-    static let sampleFormat = "F32LE"
+        static let sampleFormat = "F32LE"
     #else
-    static let sampleFormat = "F32BE"
+        static let sampleFormat = "F32BE"
     #endif
 
     private let appsrc: UnsafeMutablePointer<GstElement>

@@ -16,8 +16,10 @@ final class GStreamerMediaPeer: MediaPeer {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private init(sessionId: String, pipeline: WebRTCPipeline, statistics: WebRTCPipeline.Statistics,
-                 events: AsyncStream<MediaEvent>) {
+    private init(
+        sessionId: String, pipeline: WebRTCPipeline, statistics: WebRTCPipeline.Statistics,
+        events: AsyncStream<MediaEvent>
+    ) {
         self.sessionId = sessionId
         exited = Mutex(Exit(pipeline: pipeline))
         self.statistics = statistics

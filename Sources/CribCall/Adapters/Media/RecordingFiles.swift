@@ -1,9 +1,10 @@
 public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where a recording receiver (``GStreamerMediaEngine/ReceiverOutput/record(_:)``) writes each stream it receives,
@@ -118,7 +119,8 @@ public final class RecordingFiles: Sendable, Hashable {
     static func safeName(_ sessionId: String) -> String {
         let safe = String(
             sessionId.unicodeScalars.map { scalar -> Character in
-                let allowed = scalar.isASCII
+                let allowed =
+                    scalar.isASCII
                     && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
                 return allowed ? Character(scalar) : "_"
             }

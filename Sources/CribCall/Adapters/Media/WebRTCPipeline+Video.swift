@@ -86,7 +86,8 @@ extension WebRTCPipeline {
         let rtpCaps = try make("capsfilter", "video-rtp-caps", in: pipeline)
         // rtcp-fb fields become a=rtcp-fb lines: a receiver's PLI/FIR makes webrtcbin ask the encoder for a keyframe.
         // Other fields that are not RTP parameters become the a=fmtp line.
-        var caps = "application/x-rtp,media=video,encoding-name=\(codec.encodingName),clock-rate=90000,"
+        var caps =
+            "application/x-rtp,media=video,encoding-name=\(codec.encodingName),clock-rate=90000,"
             + "payload=\(codec.payloadType),rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true"
         if codec == .h264 {
             // Non-interleaved mode (FU-A, STAP-A), which browsers and aiortc require, and constrained baseline:
@@ -402,7 +403,8 @@ extension WebRTCPipeline {
     private func applyVideoLink(_ action: VideoLinkAdaptation.Action) {
         let configured = configuration.videoFormat
         let format = action == .reduce ? VideoLinkAdaptation.reducedFormat(of: configured) : configured
-        let bitrate = action == .reduce
+        let bitrate =
+            action == .reduce
             ? VideoLinkAdaptation.reducedBitrate(of: configuration.videoBitrate) : configuration.videoBitrate
         if let caps = gst_bin_get_by_name(cgst_bin(pipeline), "video-raw-caps") {
             gst_util_set_object_arg(Self.gobject(caps), "caps", Self.rawVideoCaps(format))
@@ -480,8 +482,9 @@ extension WebRTCPipeline {
             let enumClass = g_type_class_ref(value.pointee.g_type)
         else { return nil }
         defer { g_type_class_unref(enumClass) }
-        guard let nick = g_enum_get_value(enumClass.assumingMemoryBound(to: GEnumClass.self), g_value_get_enum(value))?
-            .pointee.value_nick
+        guard
+            let nick = g_enum_get_value(enumClass.assumingMemoryBound(to: GEnumClass.self), g_value_get_enum(value))?
+                .pointee.value_nick
         else { return nil }
         return String(cString: nick)
     }

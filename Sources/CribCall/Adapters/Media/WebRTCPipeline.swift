@@ -137,7 +137,8 @@ final class WebRTCPipeline: @unchecked Sendable {
         self.configuration = configuration
         // The private key goes to dtlssrtpdec only; it is never logged or put in an error message.
         // Each block on its own lines: OpenSSL reads nothing after an END line that runs into the next BEGIN.
-        dtlsPEM = configuration.dtlsCertificate.certificatePEM + "\n"
+        dtlsPEM =
+            configuration.dtlsCertificate.certificatePEM + "\n"
             + configuration.dtlsCertificate.privateKeyPEM() + "\n"
         dtlsFingerprint = configuration.dtlsCertificate.sdpFingerprint
         let built = try Self.build(role: role, configuration: configuration)
@@ -535,15 +536,16 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     /// decodebin's `pad-added` for a file source: links the first audio pad to the pacer (`data`, owned by the
     /// pipeline, which outlives its decodebin).
-    private static let decoderPadAdded: @convention(c) (
-        UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
-    ) -> Void = { _, pad, data in
-        guard let pad, let data, isCaps(of: pad, prefix: "audio/") else { return }
-        let pacer = data.assumingMemoryBound(to: GstElement.self)
-        guard let target = gst_element_get_static_pad(pacer, "sink") else { return }
-        defer { gst_object_unref(UnsafeMutableRawPointer(target)) }
-        if gst_pad_is_linked(target) == 0 { _ = gst_pad_link(pad, target) }
-    }
+    private static let decoderPadAdded:
+        @convention(c) (
+            UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
+        ) -> Void = { _, pad, data in
+            guard let pad, let data, isCaps(of: pad, prefix: "audio/") else { return }
+            let pacer = data.assumingMemoryBound(to: GstElement.self)
+            guard let target = gst_element_get_static_pad(pacer, "sink") else { return }
+            defer { gst_object_unref(UnsafeMutableRawPointer(target)) }
+            if gst_pad_is_linked(target) == 0 { _ = gst_pad_link(pad, target) }
+        }
 
     static func isCaps(of pad: UnsafeMutablePointer<GstPad>, prefix: String) -> Bool {
         guard let caps = gst_pad_get_current_caps(pad) ?? gst_pad_query_caps(pad, nil) else { return false }
@@ -613,28 +615,31 @@ final class WebRTCPipeline: @unchecked Sendable {
     }
 
     /// `void (GstElement *, guint mlineindex, gchar *candidate, gpointer)`.
-    private static let onIceCandidate: @convention(c) (
-        UnsafeMutablePointer<GstElement>?, guint, UnsafeMutablePointer<gchar>?, gpointer?
-    ) -> Void = { _, mline, candidate, context in
-        guard let candidate else { return }
-        this(context)?.localCandidate(mline: Int(mline), String(cString: candidate))
-    }
+    private static let onIceCandidate:
+        @convention(c) (
+            UnsafeMutablePointer<GstElement>?, guint, UnsafeMutablePointer<gchar>?, gpointer?
+        ) -> Void = { _, mline, candidate, context in
+            guard let candidate else { return }
+            this(context)?.localCandidate(mline: Int(mline), String(cString: candidate))
+        }
 
     /// `void (GstBin *, GstBin *sub_bin, GstElement *element, gpointer)`.
-    private static let onDeepElementAdded: @convention(c) (
-        UnsafeMutablePointer<GstBin>?, UnsafeMutablePointer<GstBin>?, UnsafeMutablePointer<GstElement>?, gpointer?
-    ) -> Void = { _, _, element, context in
-        guard let element else { return }
-        this(context)?.elementAdded(element)
-    }
+    private static let onDeepElementAdded:
+        @convention(c) (
+            UnsafeMutablePointer<GstBin>?, UnsafeMutablePointer<GstBin>?, UnsafeMutablePointer<GstElement>?, gpointer?
+        ) -> Void = { _, _, element, context in
+            guard let element else { return }
+            this(context)?.elementAdded(element)
+        }
 
     /// `void (GstElement *, GstPad *, gpointer)`.
-    private static let onPadAdded: @convention(c) (
-        UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
-    ) -> Void = { _, pad, context in
-        guard let pad else { return }
-        this(context)?.padAdded(pad)
-    }
+    private static let onPadAdded:
+        @convention(c) (
+            UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
+        ) -> Void = { _, pad, context in
+            guard let pad else { return }
+            this(context)?.padAdded(pad)
+        }
 
     /// `void (GObject *, GParamSpec *, gpointer)`.
     private static let onNotify: @convention(c) (gpointer?, UnsafeMutablePointer<GParamSpec>?, gpointer?) -> Void = {
@@ -706,7 +711,11 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     /// Sets the sender's offer locally (just before its answer): ICE gathering starts now.
     private func applyPendingLocalOffer() throws(MediaError) {
-        guard let offer = state.withLock({ state in defer { state.pendingLocalOffer = nil }; return state.pendingLocalOffer })
+        guard
+            let offer = state.withLock({ state in
+                defer { state.pendingLocalOffer = nil }
+                return state.pendingLocalOffer
+            })
         else {
             throw MediaError(code: .invalidState, message: "an answer arrived before the offer was sent")
         }
@@ -836,7 +845,9 @@ final class WebRTCPipeline: @unchecked Sendable {
     /// closed: until every DTLS decoder shows the peer's certificate the stream is not connected (a loaded
     /// machine may report CONNECTED first; the check is retried every 20 ms for up to 2 s, then the stream ends).
     private func connected(attempt: Int = 0) {
-        let (decoders, fingerprints, ended) = state.withLock { ($0.dtlsDecoders, $0.remoteFingerprints, $0.endReason != nil) }
+        let (decoders, fingerprints, ended) = state.withLock {
+            ($0.dtlsDecoders, $0.remoteFingerprints, $0.endReason != nil)
+        }
         guard !ended else { return }
         var unread = decoders.isEmpty
         for decoder in decoders {

@@ -8,9 +8,9 @@ import SwiftASN1
 import X509
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Everything of one QUIC connection: the ngtcp2 connection, its GnuTLS session, the control stream's send
@@ -95,10 +95,12 @@ final class QUICConnectionCore {
         self.pinnedFingerprint = pinnedFingerprint
         self.resetSecret = credentials.statelessResetSecret
         connectionReference = .allocate(capacity: 1)
-        connectionReference.initialize(to: ngtcp2_crypto_conn_ref(get_conn: { reference in
-            guard let userData = reference?.pointee.user_data else { return nil }
-            return Unmanaged<QUICConnectionCore>.fromOpaque(userData).takeUnretainedValue().connection
-        }, user_data: nil))
+        connectionReference.initialize(
+            to: ngtcp2_crypto_conn_ref(
+                get_conn: { reference in
+                    guard let userData = reference?.pointee.user_data else { return nil }
+                    return Unmanaged<QUICConnectionCore>.fromOpaque(userData).takeUnretainedValue().connection
+                }, user_data: nil))
         pathStorage = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(pathStorage)
         transmitBuffer = .allocate(byteCount: Int(NGTCP2_MAX_UDP_PAYLOAD_SIZE), alignment: 8)
@@ -230,7 +232,9 @@ final class QUICConnectionCore {
     }
 
     /// The stateless-reset token of `cid`: HKDF of the endpoint's secret and the ID (RFC 9000 §10.3.2).
-    static func resetToken(into token: UnsafeMutableRawBufferPointer, secret: [UInt8], cid: UnsafePointer<ngtcp2_cid>) -> Int32 {
+    static func resetToken(into token: UnsafeMutableRawBufferPointer, secret: [UInt8], cid: UnsafePointer<ngtcp2_cid>)
+        -> Int32
+    {
         guard let base = token.baseAddress, token.count >= Int(NGTCP2_STATELESS_RESET_TOKENLEN) else { return -1 }
         return ngtcp2_crypto_generate_stateless_reset_token(
             base.assumingMemoryBound(to: UInt8.self), secret, secret.count, cid)
@@ -310,7 +314,8 @@ final class QUICConnectionCore {
         default:
             var error = ngtcp2_connection_close_error()
             ngtcp2_connection_close_error_set_transport_error_liberr(&error, status, nil, 0)
-            closeImmediately(error, reason: .transport(code: error.error_code, reason: String(cString: ngtcp2_strerror(status))))
+            closeImmediately(
+                error, reason: .transport(code: error.error_code, reason: String(cString: ngtcp2_strerror(status))))
         }
     }
 
@@ -338,15 +343,17 @@ final class QUICConnectionCore {
             }
             if written < 0 {
                 let status = Int32(written)
-                if hasData, status == NGTCP2_ERR_STREAM_DATA_BLOCKED || status == NGTCP2_ERR_STREAM_SHUT_WR
-                    || status == NGTCP2_ERR_STREAM_NOT_FOUND
+                if hasData,
+                    status == NGTCP2_ERR_STREAM_DATA_BLOCKED || status == NGTCP2_ERR_STREAM_SHUT_WR
+                        || status == NGTCP2_ERR_STREAM_NOT_FOUND
                 {
                     streamBlocked = true
                     continue
                 }
                 var error = ngtcp2_connection_close_error()
                 ngtcp2_connection_close_error_set_transport_error_liberr(&error, status, nil, 0)
-                closeImmediately(error, reason: .transport(code: error.error_code, reason: String(cString: ngtcp2_strerror(status))))
+                closeImmediately(
+                    error, reason: .transport(code: error.error_code, reason: String(cString: ngtcp2_strerror(status))))
                 return
             }
             if accepted > 0 { sendBuffer.markSent(accepted) }
@@ -381,8 +388,11 @@ final class QUICConnectionCore {
             var error = ngtcp2_connection_close_error()
             ngtcp2_connection_close_error_set_transport_error_liberr(&error, status, nil, 0)
             let timedOut = status == NGTCP2_ERR_HANDSHAKE_TIMEOUT
-            closeImmediately(error, reason: .transport(code: error.error_code,
-                                                        reason: timedOut ? "handshake timed out" : String(cString: ngtcp2_strerror(status))))
+            closeImmediately(
+                error,
+                reason: .transport(
+                    code: error.error_code,
+                    reason: timedOut ? "handshake timed out" : String(cString: ngtcp2_strerror(status))))
         }
     }
 
@@ -395,7 +405,9 @@ final class QUICConnectionCore {
         }
         sendBuffer.append(frame)
         scheduleWrite()
-        guard sendBuffer.unacknowledged > configuration.sendHighWatermark else { return eventLoop.makeSucceededVoidFuture() }
+        guard sendBuffer.unacknowledged > configuration.sendHighWatermark else {
+            return eventLoop.makeSucceededVoidFuture()
+        }
         let waiter = eventLoop.makePromise(of: Void.self)
         sendWaiters.append(waiter)
         return waiter.futureResult
@@ -428,7 +440,7 @@ final class QUICConnectionCore {
         if sendBuffer.unacknowledged <= configuration.sendLowWatermark {
             let waiters = sendWaiters
             sendWaiters.removeAll()
-            waiters.forEach { $0.succeed() }
+            for waiter in waiters { waiter.succeed() }
         }
         if let request = closeRequest, sendBuffer.unacknowledged == 0 {
             request.deadline?.cancel()
@@ -485,7 +497,9 @@ final class QUICConnectionCore {
             if sendBuffer.unacknowledged == 0 {
                 closeNow(code: code)
             } else {
-                let deadline = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(configuration.closeFlushTimeout.nanoseconds))) {
+                let deadline = eventLoop.assumeIsolated().scheduleTask(
+                    in: .nanoseconds(Int64(configuration.closeFlushTimeout.nanoseconds))
+                ) {
                     [weak self] in
                     guard let self else { return }
                     self.closeNow(code: code)
@@ -535,7 +549,9 @@ final class QUICConnectionCore {
         guard let connection else { return }
         var error = ngtcp2_connection_close_error()
         ngtcp2_conn_get_connection_close_error(connection, &error)
-        let reasonText = error.reason.map { String(decoding: UnsafeBufferPointer(start: $0, count: error.reasonlen), as: UTF8.self) } ?? ""
+        let reasonText =
+            error.reason.map { String(decoding: UnsafeBufferPointer(start: $0, count: error.reasonlen), as: UTF8.self) }
+            ?? ""
         let reason: ConnectionCloseReason =
             error.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION
             ? .peerApplication(code: error.error_code, reason: reasonText)
@@ -549,7 +565,8 @@ final class QUICConnectionCore {
     private func lingerThenFinish() {
         timer?.cancel()
         let pto = connection.map { ngtcp2_conn_get_pto($0) } ?? 100_000_000
-        timer = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(min(pto * 3, 3_000_000_000)))) { [weak self] in
+        timer = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(min(pto * 3, 3_000_000_000)))) {
+            [weak self] in
             guard let self else { return }
             self.finish(nil)
         }
@@ -571,7 +588,7 @@ final class QUICConnectionCore {
         closeRequest = nil
         let waiters = sendWaiters
         sendWaiters.removeAll()
-        waiters.forEach { $0.fail(ControlTransportError.closed(reason)) }
+        for waiter in waiters { waiter.fail(ControlTransportError.closed(reason)) }
         inbound.finish()
         closedPromise.succeed(reason)
     }
@@ -613,13 +630,16 @@ final class QUICConnectionCore {
             _ = gnutls_rnd(GNUTLS_RND_RANDOM, destination, length)
         }
         callbacks.get_new_connection_id = { _, cid, token, length, userData in
-            guard let cid, let token, let core = QUICConnectionCore.core(userData) else { return NGTCP2_ERR_CALLBACK_FAILURE }
+            guard let cid, let token, let core = QUICConnectionCore.core(userData) else {
+                return NGTCP2_ERR_CALLBACK_FAILURE
+            }
             var bytes = [UInt8](repeating: 0, count: length)
             _ = gnutls_rnd(GNUTLS_RND_RANDOM, &bytes, length)
             ngtcp2_cid_init(cid, bytes, length)
-            guard QUICConnectionCore.resetToken(
-                into: UnsafeMutableRawBufferPointer(start: token, count: Int(NGTCP2_STATELESS_RESET_TOKENLEN)),
-                secret: core.resetSecret, cid: cid) == 0
+            guard
+                QUICConnectionCore.resetToken(
+                    into: UnsafeMutableRawBufferPointer(start: token, count: Int(NGTCP2_STATELESS_RESET_TOKENLEN)),
+                    secret: core.resetSecret, cid: cid) == 0
             else { return NGTCP2_ERR_CALLBACK_FAILURE }
             core.issuedCIDs.insert(bytes)
             core.endpoint?.register(cid: bytes, for: core)

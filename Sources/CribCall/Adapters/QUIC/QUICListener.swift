@@ -57,7 +57,8 @@ public final class QUICListener: ControlListener {
             throw ControlTransportError.invalidAddress("cannot listen on [\(host)]:\(port): \(error)")
         }
         let server = try await channel.eventLoop.submit {
-            let endpoint = try channel.pipeline.syncOperations.handler(type: DatagramHandler<ServerEndpoint>.self).endpoint
+            let endpoint = try channel.pipeline.syncOperations.handler(type: DatagramHandler<ServerEndpoint>.self)
+                .endpoint
             endpoint.boundAddress = channel.localAddress
             return NIOLoopBound(endpoint, eventLoop: channel.eventLoop)
         }.get()

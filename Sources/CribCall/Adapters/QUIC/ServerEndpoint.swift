@@ -140,7 +140,7 @@ final class ServerEndpoint: ReopeningDatagramEndpoint {
         if shuttingDown, live.isEmpty {
             let waiting = allFinished
             allFinished.removeAll()
-            waiting.forEach { $0.succeed() }
+            for promise in waiting { promise.succeed() }
         }
     }
 

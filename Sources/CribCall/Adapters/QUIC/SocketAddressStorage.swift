@@ -2,9 +2,9 @@ import CNGTCP2
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A socket address at a stable heap address, for ngtcp2 paths (which hold `sockaddr` pointers).

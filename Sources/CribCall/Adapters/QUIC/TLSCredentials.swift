@@ -24,7 +24,8 @@ final class TLSCredentials: @unchecked Sendable {
         }
         status = certificate.withUnsafeMutableBufferPointer { certificateBytes in
             key.withUnsafeMutableBufferPointer { keyBytes in
-                var certificateDatum = gnutls_datum_t(data: certificateBytes.baseAddress, size: UInt32(certificateBytes.count))
+                var certificateDatum = gnutls_datum_t(
+                    data: certificateBytes.baseAddress, size: UInt32(certificateBytes.count))
                 var keyDatum = gnutls_datum_t(data: keyBytes.baseAddress, size: UInt32(keyBytes.count))
                 return gnutls_certificate_set_x509_key_mem2(
                     credentials, &certificateDatum, &keyDatum, GNUTLS_X509_FMT_PEM, nil, 0)

@@ -1,9 +1,9 @@
 import CNGTCP2
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Builds the GnuTLS session of one QUIC connection: TLS 1.3 with QUIC's cipher suites only, the device
@@ -22,19 +22,22 @@ enum TLSSession {
         connectionReference: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
     ) throws -> gnutls_session_t {
         var created: gnutls_session_t?
-        let flags = (server ? GNUTLS_SERVER.rawValue | GNUTLS_NO_AUTO_SEND_TICKET.rawValue : GNUTLS_CLIENT.rawValue)
+        let flags =
+            (server ? GNUTLS_SERVER.rawValue | GNUTLS_NO_AUTO_SEND_TICKET.rawValue : GNUTLS_CLIENT.rawValue)
             | GNUTLS_NO_END_OF_EARLY_DATA.rawValue
         var status = gnutls_init(&created, flags)
         guard status == GNUTLS_E_SUCCESS, let session = created else { throw QUICError.tls("gnutls_init", status) }
         do {
-            let configured = server
+            let configured =
+                server
                 ? ngtcp2_crypto_gnutls_configure_server_session(session)
                 : ngtcp2_crypto_gnutls_configure_client_session(session)
             guard configured == 0 else { throw QUICError.tls("ngtcp2 could not configure the TLS session", -1) }
             status = gnutls_priority_set_direct(session, priority, nil)
             guard status == GNUTLS_E_SUCCESS else { throw QUICError.tls("TLS priority", status) }
             gnutls_session_set_ptr(session, connectionReference)
-            status = gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials.handle))
+            status = gnutls_credentials_set(
+                session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials.handle))
             guard status == GNUTLS_E_SUCCESS else { throw QUICError.tls("TLS credentials", status) }
             var protocolName = Array(alpn.utf8)
             status = protocolName.withUnsafeMutableBufferPointer { name in
@@ -73,14 +76,17 @@ private let verifyPeerCallback: @convention(c) (gnutls_session_t?) -> Int32 = { 
 }
 
 /// Refuses a ClientHello that did not select our ALPN.
-private let clientHelloHook: @convention(c) (
-    gnutls_session_t?, UInt32, UInt32, UInt32, UnsafePointer<gnutls_datum_t>?
-) -> Int32 = { session, _, _, _, _ in
-    guard let session, let connection = TLSSession.connection(of: session) else { return GNUTLS_E_NO_APPLICATION_PROTOCOL }
-    var selected = gnutls_datum_t()
-    guard gnutls_alpn_get_selected_protocol(session, &selected) == GNUTLS_E_SUCCESS, let data = selected.data else {
-        return GNUTLS_E_NO_APPLICATION_PROTOCOL
+private let clientHelloHook:
+    @convention(c) (
+        gnutls_session_t?, UInt32, UInt32, UInt32, UnsafePointer<gnutls_datum_t>?
+    ) -> Int32 = { session, _, _, _, _ in
+        guard let session, let connection = TLSSession.connection(of: session) else {
+            return GNUTLS_E_NO_APPLICATION_PROTOCOL
+        }
+        var selected = gnutls_datum_t()
+        guard gnutls_alpn_get_selected_protocol(session, &selected) == GNUTLS_E_SUCCESS, let data = selected.data else {
+            return GNUTLS_E_NO_APPLICATION_PROTOCOL
+        }
+        let chosen = Array(UnsafeBufferPointer(start: data, count: Int(selected.size)))
+        return chosen == Array(connection.alpn.utf8) ? GNUTLS_E_SUCCESS : GNUTLS_E_NO_APPLICATION_PROTOCOL
     }
-    let chosen = Array(UnsafeBufferPointer(start: data, count: Int(selected.size)))
-    return chosen == Array(connection.alpn.utf8) ? GNUTLS_E_SUCCESS : GNUTLS_E_NO_APPLICATION_PROTOCOL
-}

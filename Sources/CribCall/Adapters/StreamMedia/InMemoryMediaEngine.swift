@@ -72,8 +72,9 @@ public final class InMemoryMediaEngine: MediaEngine {
     {
         try state.withLock { state in
             if let refusal = state.refusal { throw InMemoryMediaError(message: refusal) }
-            let peer = InMemoryMediaPeer(role: role, sessionId: sessionId, mediaType: mediaType,
-                                         mediaBlocked: state.mediaBlocked)
+            let peer = InMemoryMediaPeer(
+                role: role, sessionId: sessionId, mediaType: mediaType,
+                mediaBlocked: state.mediaBlocked)
             state.peers.append(peer)
             return peer
         }
@@ -157,8 +158,9 @@ public final class InMemoryMediaPeer: MediaPeer {
         let port = role == .sender ? 50_000 : 51_000
         return [
             .init(candidate: "candidate:1 1 UDP 2130706431 192.0.2.1 \(port) typ host", sdpMid: "0", sdpMLineIndex: 0),
-            .init(candidate: "candidate:2 1 UDP 2130706175 192.0.2.1 \(port + 1) typ host", sdpMid: "0",
-                  sdpMLineIndex: 0),
+            .init(
+                candidate: "candidate:2 1 UDP 2130706175 192.0.2.1 \(port + 1) typ host", sdpMid: "0",
+                sdpMLineIndex: 0),
             .init(candidate: "", sdpMid: "0", sdpMLineIndex: 0),
         ]
     }
@@ -176,7 +178,8 @@ public final class InMemoryMediaPeer: MediaPeer {
     }
 
     private func announceLocal() {
-        let description = role == .sender
+        let description =
+            role == .sender
             ? Self.offerSDP(sessionId: sessionId, mediaType: mediaType)
             : Self.answerSDP(sessionId: sessionId, mediaType: mediaType)
         emit.yield(.localDescription(sdp: description))
@@ -252,7 +255,8 @@ public final class InMemoryMediaPeer: MediaPeer {
 
     private func flowIfReady() {
         let start = state.withLock { state in
-            let ready = !mediaBlocked && state.endReason == nil && !state.flowing && state.remoteDescription != nil
+            let ready =
+                !mediaBlocked && state.endReason == nil && !state.flowing && state.remoteDescription != nil
                 && state.remoteCandidates.contains { !$0.candidate.isEmpty }
             if ready { state.flowing = true }
             return ready

@@ -78,7 +78,9 @@ public enum AuthorizationPolicy {
     }
 
     /// Decides how a received message is treated (see `decide(type:typeName:role:trust:)`).
-    public static func decide(_ message: ControlMessage, role: ControlRole, trust: SessionTrust) -> AuthorizationDecision {
+    public static func decide(_ message: ControlMessage, role: ControlRole, trust: SessionTrust)
+        -> AuthorizationDecision
+    {
         decide(type: message.type, typeName: message.typeName, role: role, trust: trust)
     }
 

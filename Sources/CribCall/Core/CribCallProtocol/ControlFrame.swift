@@ -35,7 +35,9 @@ public enum ControlFrame {
 
     /// Appends a frame carrying `payload` to `buffer`.
     /// - Throws: `ControlProtocolError` if the payload is empty or too long to frame.
-    public static func encode(payload: some Collection<UInt8>, into buffer: inout ByteBuffer) throws(ControlProtocolError) {
+    public static func encode(payload: some Collection<UInt8>, into buffer: inout ByteBuffer)
+        throws(ControlProtocolError)
+    {
         let count = payload.count
         guard count >= 1, count <= maxPayloadLength else {
             throw ControlProtocolError(

@@ -124,8 +124,10 @@ public enum ControlMessageCodec {
     /// A short, peer-readable account of a decoding failure: which field and what was expected.
     static func describe(_ error: any Error) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.isEmpty ? "(top level)" : codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
-                .joined(separator: ".")
+            codingPath.isEmpty
+                ? "(top level)"
+                : codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+                    .joined(separator: ".")
         }
         switch error {
         case DecodingError.keyNotFound(let key, let context):

@@ -7,7 +7,8 @@ struct CribCall: AsyncParsableCommand {
         commandName: "cribcall",
         abstract: "CribCall: a LAN-only baby monitor with no cloud.",
         subcommands: [
-            MonitorCommand.self, ScanCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self, CanonicalizeCommand.self,
+            MonitorCommand.self, ScanCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self,
+            CanonicalizeCommand.self,
             DetectCommand.self, ListenersCommand.self, SettingsCommand.self, PairingCommand.self, MonitorsCommand.self,
             InstallServiceCommand.self,
         ]

@@ -56,10 +56,11 @@ struct DetectCommand: ParsableCommand {
             }
         }
         if json {
-            print(JSONValue.object([
-                "event": "end", "events": .number(Double(events)),
-                "audioMs": .number(Double(detector.processedDurationMs)),
-            ]).canonicalString)
+            print(
+                JSONValue.object([
+                    "event": "end", "events": .number(Double(events)),
+                    "audioMs": .number(Double(detector.processedDurationMs)),
+                ]).canonicalString)
         } else {
             print("\(events) noise event(s) in \(Double(detector.processedDurationMs) / 1000) s of audio")
         }
@@ -81,10 +82,12 @@ struct DetectCommand: ParsableCommand {
 
     func report(_ detection: NoiseDetection) {
         if json {
-            print(JSONValue.object([
-                "event": "noise", "offsetMs": .number(Double(detection.offsetMs)),
-                "peakLevel": .number(Double(detection.peakLevel)), "durationMs": .number(Double(detection.durationMs)),
-            ]).canonicalString)
+            print(
+                JSONValue.object([
+                    "event": "noise", "offsetMs": .number(Double(detection.offsetMs)),
+                    "peakLevel": .number(Double(detection.peakLevel)),
+                    "durationMs": .number(Double(detection.durationMs)),
+                ]).canonicalString)
         } else {
             let seconds = String(format: "%.2f", Double(detection.offsetMs) / 1000)
             print("noise at \(seconds) s: peak level \(detection.peakLevel), loud for \(detection.durationMs) ms")

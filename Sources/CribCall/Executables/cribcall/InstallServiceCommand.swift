@@ -43,7 +43,8 @@ struct InstallServiceCommand: ParsableCommand {
     @Option(help: "Monitor only: UDP port of the control channel, passed to the service.")
     var port: Int?
 
-    @Option(help: "Directory to write the unit into (default: $XDG_CONFIG_HOME/systemd/user or ~/.config/systemd/user).")
+    @Option(
+        help: "Directory to write the unit into (default: $XDG_CONFIG_HOME/systemd/user or ~/.config/systemd/user).")
     var unitDir: String?
 
     @Option(help: "The cribcall program the service runs (default: this program).")
@@ -66,10 +67,12 @@ struct InstallServiceCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures("install-service") {
-            let program = executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            let program =
+                executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
                 ?? CribCallServiceUnit.currentExecutable()
             guard FileManager.default.isExecutableFile(atPath: program) else {
-                throw CommandFailure("\(program) is not an executable program; pass the cribcall binary with --executable")
+                throw CommandFailure(
+                    "\(program) is not an executable program; pass the cribcall binary with --executable")
             }
             let settings = CribCallServiceUnit.Settings(
                 executable: program, dataDirectory: data.url, name: name, audioSource: audioSource, port: port)
@@ -79,15 +82,17 @@ struct InstallServiceCommand: ParsableCommand {
                 FileHandle.standardOutput.write(Data(text.utf8))
                 return
             }
-            let directory = unitDir.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
+            let directory =
+                unitDir.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
                 ?? UnitFileInstaller.defaultDirectory()
             let outcome = try UnitFileInstaller.install(text, named: unit.name, in: directory, force: force)
             let path = directory.appendingPathComponent(unit.name).path
-            let what = switch outcome {
-            case .created: "Wrote"
-            case .replaced: "Replaced"
-            case .unchanged: "Already up to date:"
-            }
+            let what =
+                switch outcome {
+                case .created: "Wrote"
+                case .replaced: "Replaced"
+                case .unchanged: "Already up to date:"
+                }
             var lines = ["\(what) \(path)", "Next:"]
             lines += UnitFileInstaller.nextSteps(for: unit.name, in: directory).map { "  " + $0 }
             print(lines.joined(separator: "\n"))

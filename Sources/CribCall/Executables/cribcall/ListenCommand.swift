@@ -35,18 +35,21 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(help: "With --open (or the v key): audio and video instead of audio only.")
     var video = false
 
-    @Option(help: ArgumentHelp(
-        "Record streams instead of playing them: FILE.wav (audio), FILE.mkv (audio and video as received), or a "
-            + "directory (one WAV per stream). Further streams go to FILE-2, FILE-3…; no file is overwritten.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Record streams instead of playing them: FILE.wav (audio), FILE.mkv (audio and video as received), or a "
+                + "directory (one WAV per stream). Further streams go to FILE-2, FILE-3…; no file is overwritten.",
+            valueName: "file"))
     var record: String?
 
-    @Option(name: .customLong("ice-address"),
-            help: "Receive live streams only over this local address (repeatable; default: every interface).")
+    @Option(
+        name: .customLong("ice-address"),
+        help: "Receive live streams only over this local address (repeatable; default: every interface).")
     var iceAddresses: [String] = []
 
-    @Option(name: .customLong("on-noise"),
-            help: "What a noise alert does from now on: notify (default) or open (start the monitor's automatic stream).")
+    @Option(
+        name: .customLong("on-noise"),
+        help: "What a noise alert does from now on: notify (default) or open (start the monitor's automatic stream).")
     var onNoise: String?
 
     func run() async throws {
@@ -72,17 +75,20 @@ struct ListenCommand: AsyncParsableCommand {
         let recording = try record.map { try Self.recordingFiles($0, json: json) }
         let media: (any MediaEngine)?
         do {
-            media = try GStreamerMediaEngine(configuration: .init(
-                dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
-                receiverOutput: recording.map { .record($0) } ?? .play))
+            media = try GStreamerMediaEngine(
+                configuration: .init(
+                    dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
+                    receiverOutput: recording.map { .record($0) } ?? .play))
         } catch {
             FileHandle.standardError.write(Data("cribcall listen: live streams are off: \(error)\n".utf8))
             media = nil
         }
-        let service = ListenerService(identity: identity, name: name, database: database,
-                                      connector: try QUICConnector(identity: identity), mediaEngine: media)
-        let streams = StreamControls(service: service, mediaType: video ? .audioVideo : .audio,
-                                     monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil))
+        let service = ListenerService(
+            identity: identity, name: name, database: database,
+            connector: try QUICConnector(identity: identity), mediaEngine: media)
+        let streams = StreamControls(
+            service: service, mediaType: video ? .audioVideo : .audio,
+            monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil))
         let notifications = noNotify ? nil : await Self.desktopNotifications()
         let listening = Task {
             for await event in await service.listen() {
@@ -109,14 +115,18 @@ struct ListenCommand: AsyncParsableCommand {
     static func recordingFiles(_ path: String, json: Bool) throws -> RecordingFiles {
         let url = URL(fileURLWithPath: path)
         if !FileManager.default.fileExists(atPath: url.path), url.pathExtension.isEmpty {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         do {
             return try RecordingFiles(path: url) { sessionId, file in
-                let line = json
-                    ? JSONValue.object(["event": "recording", "sessionId": .string(sessionId), "file": .string(file.path)])
-                        .canonicalString
+                let line =
+                    json
+                    ? JSONValue.object([
+                        "event": "recording", "sessionId": .string(sessionId), "file": .string(file.path),
+                    ])
+                    .canonicalString
                     : "Recording stream \(sessionId) to \(file.path)"
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }
@@ -137,16 +147,18 @@ struct ListenCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(line.utf8))
             return nil
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: DesktopNotification.self,
-                                                            bufferingPolicy: .bufferingNewest(32))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DesktopNotification.self,
+            bufferingPolicy: .bufferingNewest(32))
         Task {
             var warned = false
             for await notification in stream {
                 do {
                     _ = try await notifier.notify(notification)
-                } catch where !warned {
+                } catch  where !warned {
                     warned = true
-                    FileHandle.standardError.write(Data("cribcall listen: a desktop notification failed: \(error)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("cribcall listen: a desktop notification failed: \(error)\n".utf8))
                 } catch {}
             }
         }
@@ -158,23 +170,36 @@ struct ListenCommand: AsyncParsableCommand {
         case .connected(let id, let name, let address):
             ["event": "connected", "monitorId": .string(id), "monitorName": .string(name), "address": .string(address)]
         case .noise(let id, let name, let noise):
-            ["event": "noise", "monitorId": .string(id), "monitorName": .string(name), "seq": .number(Double(noise.seq)),
-             "peakLevel": .number(Double(noise.peakLevel)), "timestamp": .number(Double(noise.timestamp)),
-             "replayed": .bool(noise.replayed ?? false)]
+            [
+                "event": "noise", "monitorId": .string(id), "monitorName": .string(name),
+                "seq": .number(Double(noise.seq)),
+                "peakLevel": .number(Double(noise.peakLevel)), "timestamp": .number(Double(noise.timestamp)),
+                "replayed": .bool(noise.replayed ?? false),
+            ]
         case .linkLost(let id, let name, let reason):
             ["event": "link_lost", "monitorId": .string(id), "monitorName": .string(name), "reason": .string(reason)]
         case .linkRestored(let id, let name):
             ["event": "link_restored", "monitorId": .string(id), "monitorName": .string(name)]
         case .unauthorized(let id, let name, let message):
-            ["event": "unauthorized", "monitorId": .string(id), "monitorName": .string(name), "message": .string(message)]
+            [
+                "event": "unauthorized", "monitorId": .string(id), "monitorName": .string(name),
+                "message": .string(message),
+            ]
         case .streamStarted(let id, let sessionId, let mediaType):
-            ["event": "stream_started", "monitorId": .string(id), "sessionId": .string(sessionId),
-             "mediaType": .string(mediaType.rawValue)]
+            [
+                "event": "stream_started", "monitorId": .string(id), "sessionId": .string(sessionId),
+                "mediaType": .string(mediaType.rawValue),
+            ]
         case .streamEndingSoon(let id, let sessionId, let seconds):
-            ["event": "stream_ending_soon", "monitorId": .string(id), "sessionId": .string(sessionId),
-             "secondsRemaining": .number(Double(seconds))]
+            [
+                "event": "stream_ending_soon", "monitorId": .string(id), "sessionId": .string(sessionId),
+                "secondsRemaining": .number(Double(seconds)),
+            ]
         case .streamEnded(let id, let sessionId, let reason):
-            ["event": "stream_ended", "monitorId": .string(id), "sessionId": .string(sessionId), "reason": .string(reason)]
+            [
+                "event": "stream_ended", "monitorId": .string(id), "sessionId": .string(sessionId),
+                "reason": .string(reason),
+            ]
         }
     }
 

@@ -49,7 +49,8 @@ struct ListenersCommand: ParsableCommand {
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Unpair a listener; a running monitor disconnects it within a second.",
-            discussion: "ID is a listenerId from `cribcall listeners list`, or a unique prefix of at least 4 characters."
+            discussion:
+                "ID is a listenerId from `cribcall listeners list`, or a unique prefix of at least 4 characters."
         )
 
         @Argument(help: "The listener's id, or a unique prefix of it (at least 4 characters).")
@@ -131,10 +132,15 @@ struct ListenersCommand: ParsableCommand {
         guard !listeners.isEmpty else {
             return "No listeners are paired yet. Pair one with `cribcall monitor` and the CribCall listener app."
         }
-        let rows = [["LISTENER ID", "NAME", "FINGERPRINT", "PAIRED AT"]] + listeners.map { listener in
-            [printable(listener.listenerId), printable(listener.name), String(listener.fingerprint.hex.prefix(16)) + "…",
-             timestamp(listener.createdAt)]
-        }
+        let rows =
+            [["LISTENER ID", "NAME", "FINGERPRINT", "PAIRED AT"]]
+            + listeners.map { listener in
+                [
+                    printable(listener.listenerId), printable(listener.name),
+                    String(listener.fingerprint.hex.prefix(16)) + "…",
+                    timestamp(listener.createdAt),
+                ]
+            }
         return TextTable.render(rows)
     }
 }

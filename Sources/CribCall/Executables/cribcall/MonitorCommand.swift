@@ -36,18 +36,20 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on (default: all interfaces, IPv6 and IPv4).")
     var host = "::"
 
-    @Option(help: ArgumentHelp(
-        "Where to listen: \(AudioSourceSpec.syntax).",
-        discussion: "auto is the system's default microphone; file:PATH loops an audio file in real time; "
-            + "test:cry plays a 3 s cry every 10 s (PROTOCOL.md §8).",
-        valueName: "source"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to listen: \(AudioSourceSpec.syntax).",
+            discussion: "auto is the system's default microphone; file:PATH loops an audio file in real time; "
+                + "test:cry plays a 3 s cry every 10 s (PROTOCOL.md §8).",
+            valueName: "source"))
     var audioSource = "auto"
 
-    @Option(help: ArgumentHelp(
-        "The camera for audio+video streams: \(GStreamerMediaEngine.VideoSource.syntax).",
-        discussion: "auto is the default camera (/dev/video0), or the moving test pattern when --audio-source is a "
-            + "test: signal; test is the test pattern.",
-        valueName: "source"))
+    @Option(
+        help: ArgumentHelp(
+            "The camera for audio+video streams: \(GStreamerMediaEngine.VideoSource.syntax).",
+            discussion: "auto is the default camera (/dev/video0), or the moving test pattern when --audio-source is a "
+                + "test: signal; test is the test pattern.",
+            valueName: "source"))
     var videoSource = "auto"
 
     @Flag(help: "Show a pairing QR code at start (valid 5 minutes).")
@@ -62,8 +64,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(help: "Do not announce the monitor on the LAN (listeners then need --address and --fingerprint).")
     var noDiscovery = false
 
-    @Option(name: .customLong("ice-address"),
-            help: "Stream live audio only over this local address (repeatable; default: every interface).")
+    @Option(
+        name: .customLong("ice-address"),
+        help: "Stream live audio only over this local address (repeatable; default: every interface).")
     var iceAddresses: [String] = []
 
     func run() async throws {
@@ -106,19 +109,24 @@ struct MonitorCommand: AsyncParsableCommand {
         // shared); without the plugins the monitor still alerts, and says why not.
         let media: (any MediaEngine)?
         do {
-            media = try GStreamerMediaEngine(configuration: .init(
-                dtlsCertificate: dtls, audioSource: source, audioFeed: input.liveFeed, iceAddresses: iceAddresses,
-                videoSource: video))
+            media = try GStreamerMediaEngine(
+                configuration: .init(
+                    dtlsCertificate: dtls, audioSource: source, audioFeed: input.liveFeed, iceAddresses: iceAddresses,
+                    videoSource: video))
         } catch {
             FileHandle.standardError.write(Data("cribcall monitor: live streaming is off: \(error)\n".utf8))
             media = nil
         }
-        let service = try MonitorService(identity: identity, database: database, transport: listener,
-                                         mediaEngine: media)
+        let service = try MonitorService(
+            identity: identity, database: database, transport: listener,
+            mediaEngine: media)
         // On a terminal, `q` shows a fresh pairing QR code (its token valid for 5 minutes).
-        let keys = json ? nil : KeyPresses { key in
-            if key == UInt8(ascii: "q") || key == UInt8(ascii: "Q") { Task { await service.showQR() } }
-        }
+        let keys =
+            json
+            ? nil
+            : KeyPresses { key in
+                if key == UInt8(ascii: "q") || key == UInt8(ascii: "Q") { Task { await service.showQR() } }
+            }
         let output = Output(json: json, qrPNG: qrPNG, interactive: keys != nil)
         let printer = Task { for await event in service.events { output.print(event) } }
         let stop = ShutdownSignals { await listener.shutdown() }
@@ -207,7 +215,8 @@ struct MonitorCommand: AsyncParsableCommand {
             case .noise(let seq, _, let peak, _):
                 return "Noise #\(seq): peak level \(peak) — alert sent to connected listeners."
             case .listenerConnected(let fingerprint, let id, let trusted):
-                return trusted ? "Listener \(id ?? fingerprint) connected." : "An unpaired device connected (pairing only)."
+                return trusted
+                    ? "Listener \(id ?? fingerprint) connected." : "An unpaired device connected (pairing only)."
             case .listenerDisconnected(let fingerprint, let id, _):
                 return "Listener \(id ?? fingerprint) disconnected."
             case .listenerRevoked(let id):

@@ -46,7 +46,8 @@ struct MonitorsCommand: AsyncParsableCommand {
     struct Forget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Unpair a monitor: tell it (UNPAIR) when it can be reached, and forget it here either way.",
-            discussion: "ID is a monitorId from `cribcall monitors list`, a unique prefix of at least 4 characters, or its name."
+            discussion:
+                "ID is a monitorId from `cribcall monitors list`, a unique prefix of at least 4 characters, or its name."
         )
 
         @Argument(help: "The monitor's id, a unique prefix of it (at least 4 characters), or its name.")
@@ -65,15 +66,17 @@ struct MonitorsCommand: AsyncParsableCommand {
                 throw fail(error)
             }
             let identity = try DeviceIdentityStore(directory: data.url).loadOrCreate().identity
-            let service = ListenerService(identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
-                                          connector: try QUICConnector(identity: identity))
+            let service = ListenerService(
+                identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
+                connector: try QUICConnector(identity: identity))
             let label = "\"\(ListenersCommand.printable(monitor.name))\" (\(monitor.monitorId))"
             switch try await service.forget(monitor) {
             case .monitorConfirmed:
                 print("Forgot \(label); the monitor confirmed it no longer trusts this listener.")
             case .monitorNotTold(let reason):
-                print("Forgot \(label) here, but the monitor could not be told (\(reason)); "
-                      + "revoke this listener there with `cribcall listeners revoke`.")
+                print(
+                    "Forgot \(label) here, but the monitor could not be told (\(reason)); "
+                        + "revoke this listener there with `cribcall listeners revoke`.")
             }
         }
 
@@ -98,12 +101,14 @@ struct MonitorsCommand: AsyncParsableCommand {
         default:
             let list = matches.map { "\($0.monitorId) (\(ListenersCommand.printable($0.name)))" }
                 .joined(separator: ", ")
-            throw CommandFailure("\(ListenersCommand.printable(id)) matches \(matches.count) monitors: \(list); give the id")
+            throw CommandFailure(
+                "\(ListenersCommand.printable(id)) matches \(matches.count) monitors: \(list); give the id")
         }
     }
 
     static func unknown(_ id: String) -> CommandFailure {
-        CommandFailure("no paired monitor has id or name \(ListenersCommand.printable(id)); see `cribcall monitors list`")
+        CommandFailure(
+            "no paired monitor has id or name \(ListenersCommand.printable(id)); see `cribcall monitors list`")
     }
 
     static func jsonObject(_ monitor: TrustedMonitorRecord) -> JSONValue {
@@ -124,13 +129,18 @@ struct MonitorsCommand: AsyncParsableCommand {
         guard !monitors.isEmpty else {
             return "No monitors are paired yet. Find one with `cribcall scan`, then `cribcall pair`."
         }
-        let rows = [["MONITOR ID", "NAME", "ADDRESS", "FINGERPRINT", "PAIRED AT"]] + monitors.map { monitor in
-            let address = monitor.lastKnownHost.map { host in
-                (host.contains(":") ? "[\(host)]" : host) + (monitor.lastKnownPort.map { ":\($0)" } ?? "")
-            } ?? "unknown"
-            return [monitor.monitorId, ListenersCommand.printable(monitor.name), address,
-                    String(monitor.fingerprint.hex.prefix(16)) + "…", ListenersCommand.timestamp(monitor.createdAt)]
-        }
+        let rows =
+            [["MONITOR ID", "NAME", "ADDRESS", "FINGERPRINT", "PAIRED AT"]]
+            + monitors.map { monitor in
+                let address =
+                    monitor.lastKnownHost.map { host in
+                        (host.contains(":") ? "[\(host)]" : host) + (monitor.lastKnownPort.map { ":\($0)" } ?? "")
+                    } ?? "unknown"
+                return [
+                    monitor.monitorId, ListenersCommand.printable(monitor.name), address,
+                    String(monitor.fingerprint.hex.prefix(16)) + "…", ListenersCommand.timestamp(monitor.createdAt),
+                ]
+            }
         return TextTable.render(rows)
     }
 }

@@ -53,8 +53,9 @@ struct PairCommand: AsyncParsableCommand {
         let directory = data.url
         let identity = try DeviceIdentityStore(directory: directory).loadOrCreate().identity
         let database = try CribCallDatabase(directory: directory)
-        let service = ListenerService(identity: identity, name: name, database: database,
-                                      connector: try QUICConnector(identity: identity))
+        let service = ListenerService(
+            identity: identity, name: name, database: database,
+            connector: try QUICConnector(identity: identity))
         let record: TrustedMonitorRecord
         if let qr {
             let (host, port) = try Self.split(address ?? "", requirePort: false)
@@ -69,8 +70,9 @@ struct PairCommand: AsyncParsableCommand {
             var name = monitorName
             if let monitor {
                 guard let found = try await service.find(monitor, using: DNSSDServiceDiscovery()) else {
-                    throw CommandFailure("no monitor '\(monitor)' answered on the LAN; see `cribcall scan`, or pair with "
-                        + "--address HOST:PORT --fingerprint FP")
+                    throw CommandFailure(
+                        "no monitor '\(monitor)' answered on the LAN; see `cribcall scan`, or pair with "
+                            + "--address HOST:PORT --fingerprint FP")
                 }
                 host = found.hosts.first { !$0.contains(":") } ?? found.hosts.first
                 port = found.port
@@ -84,11 +86,14 @@ struct PairCommand: AsyncParsableCommand {
                 throw ValidationError("--pin needs --fingerprint: the 64 hex characters the monitor prints")
             }
             let scripted = pinCode
-            record = try await service.pairWithPIN(host: host, port: port, fingerprint: pinned,
-                                                   monitorName: name) { attempts in
+            record = try await service.pairWithPIN(
+                host: host, port: port, fingerprint: pinned,
+                monitorName: name
+            ) { attempts in
                 if let scripted { return scripted }
-                print("Enter the PIN shown on the monitor (\(attempts) attempt\(attempts == 1 ? "" : "s") left): ",
-                      terminator: "")
+                print(
+                    "Enter the PIN shown on the monitor (\(attempts) attempt\(attempts == 1 ? "" : "s") left): ",
+                    terminator: "")
                 return readLine()?.filter { !$0.isWhitespace }
             }
         } else {

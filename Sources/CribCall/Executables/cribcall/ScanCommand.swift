@@ -29,26 +29,31 @@ struct ScanCommand: AsyncParsableCommand {
     private func scan() async throws {
         let identity = try DeviceIdentityStore(directory: data.url).loadOrCreate().identity
         let database = try CribCallDatabase(directory: data.url)
-        let service = ListenerService(identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
-                                      connector: try QUICConnector(identity: identity))
+        let service = ListenerService(
+            identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
+            connector: try QUICConnector(identity: identity))
         let found: [ListenerService.ScannedMonitor]
         found = try await service.scan(using: DNSSDServiceDiscovery(), for: .seconds(seconds))
         for entry in found {
             let monitor = entry.monitor
             if json {
                 let line: JSONValue = [
-                    "event": "monitor", "monitorId": .string(monitor.monitorId), "monitorName": .string(monitor.monitorName),
+                    "event": "monitor", "monitorId": .string(monitor.monitorId),
+                    "monitorName": .string(monitor.monitorName),
                     "certFingerprint": .string(monitor.certFingerprint), "port": .number(Double(monitor.port)),
                     "hosts": .array(monitor.hosts.map { .string($0) }), "paired": .bool(entry.paired),
                 ]
                 print(line.canonicalString)
             } else {
-                print("\(monitor.monitorName) — \(entry.paired ? "paired" : "unpaired") — \(monitor.hosts.first ?? "?"):\(monitor.port) "
-                      + "(id \(monitor.monitorId.prefix(8)))")
+                print(
+                    "\(monitor.monitorName) — \(entry.paired ? "paired" : "unpaired") — \(monitor.hosts.first ?? "?"):\(monitor.port) "
+                        + "(id \(monitor.monitorId.prefix(8)))")
             }
         }
         if found.isEmpty && !json {
-            print("No monitor found on the LAN within \(seconds) s. Is one running (`cribcall monitor`), on this network?")
+            print(
+                "No monitor found on the LAN within \(seconds) s. Is one running (`cribcall monitor`), on this network?"
+            )
         }
     }
 }

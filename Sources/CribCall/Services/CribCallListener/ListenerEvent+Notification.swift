@@ -19,7 +19,8 @@ extension ListenerEvent {
             let missed = event.replayed == true
             return DesktopNotification(
                 summary: missed ? "Missed alert from \(name)" : "Noise in \(name)",
-                body: "\(missed ? "While the link was down: noise" : "Noise") at \(time), peak level \(event.peakLevel) of 100.",
+                body:
+                    "\(missed ? "While the link was down: noise" : "Noise") at \(time), peak level \(event.peakLevel) of 100.",
                 urgency: .critical, category: .device, tag: monitorId, expiration: .never)
         case .linkLost(let monitorId, let name, _):
             return DesktopNotification(

@@ -74,11 +74,15 @@ extension ListenerService {
         let sessionId = UUID().uuidString.lowercased()
         let token = newToken()
         streams[sessionId] = LiveStream(monitorId: monitorId, mediaType: mediaType, automatic: false, token: token)
-        let (outcomes, continuation) = AsyncStream.makeStream(of: StartOutcome.self, bufferingPolicy: .bufferingNewest(1))
+        let (outcomes, continuation) = AsyncStream.makeStream(
+            of: StartOutcome.self, bufferingPolicy: .bufferingNewest(1))
         pendingStarts[sessionId] = PendingStart(monitorId: monitorId, order: token, outcome: continuation)
         do {
-            try await link.connection.send(.startStreamRequest(StartStreamRequest(sessionId: sessionId,
-                                                                                  mediaType: mediaType)))
+            try await link.connection.send(
+                .startStreamRequest(
+                    StartStreamRequest(
+                        sessionId: sessionId,
+                        mediaType: mediaType)))
         } catch {
             pendingStarts[sessionId] = nil
             forget(sessionId, token: token)
@@ -182,19 +186,25 @@ extension ListenerService {
             return true
         case .streamEndingSoon(let warning):
             guard streams[warning.sessionId]?.monitorId == monitorId else { return true }
-            links[monitorId]?.report.yield(.streamEndingSoon(monitorId: monitorId, sessionId: warning.sessionId,
-                                                             secondsRemaining: warning.secondsRemaining))
+            links[monitorId]?.report.yield(
+                .streamEndingSoon(
+                    monitorId: monitorId, sessionId: warning.sessionId,
+                    secondsRemaining: warning.secondsRemaining))
             return true
         case .endStream(let reference):
             // Idempotent: the END_STREAM of a stream already ended here is ignored.
             guard streams[reference.sessionId]?.monitorId == monitorId else { return true }
             forget(reference.sessionId, token: nil)
-            links[monitorId]?.report.yield(.streamEnded(monitorId: monitorId, sessionId: reference.sessionId,
-                                                        reason: "ended_by_monitor"))
+            links[monitorId]?.report.yield(
+                .streamEnded(
+                    monitorId: monitorId, sessionId: reference.sessionId,
+                    reason: "ended_by_monitor"))
             return true
         case .error(let error) where error.inReplyTo == ControlMessageType.startStreamRequest.rawValue:
             // The ERROR does not name the stream; the monitor answers in order, so it is the oldest request.
-            let oldest = pendingStarts.filter { $0.value.monitorId == monitorId }.min { $0.value.order < $1.value.order }
+            let oldest = pendingStarts.filter { $0.value.monitorId == monitorId }.min {
+                $0.value.order < $1.value.order
+            }
             if let (sessionId, pending) = oldest {
                 pendingStarts[sessionId] = nil
                 pending.outcome.yield(.declined("\(error.error): \(error.message)"))
@@ -272,8 +282,10 @@ extension ListenerService {
         case .flowing:
             guard !stream.started else { return }
             streams[sessionId]?.started = true
-            link.report.yield(.streamStarted(monitorId: stream.monitorId, sessionId: sessionId,
-                                             mediaType: stream.mediaType ?? .audio))
+            link.report.yield(
+                .streamStarted(
+                    monitorId: stream.monitorId, sessionId: sessionId,
+                    mediaType: stream.mediaType ?? .audio))
         case .ended(let reason):
             await mediaFailed(sessionId, token: token, reason: reason)
         }
@@ -294,8 +306,10 @@ extension ListenerService {
         guard let stream = streams[sessionId], stream.token == token else { return }
         forget(sessionId, token: token)
         let link = links[stream.monitorId]
-        link?.report.yield(.streamEnded(monitorId: stream.monitorId, sessionId: sessionId,
-                                        reason: "media_failed: \(reason)"))
+        link?.report.yield(
+            .streamEnded(
+                monitorId: stream.monitorId, sessionId: sessionId,
+                reason: "media_failed: \(reason)"))
         try? await link?.connection.send(.endStream(StreamReference(sessionId: sessionId)))
     }
 

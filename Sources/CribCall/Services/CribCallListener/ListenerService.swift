@@ -85,8 +85,10 @@ public actor ListenerService {
         let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: fingerprint)
         defer { Task { await connection.close(code: 0) } }
         // The monitor's id comes from the certificate it proved in TLS, not from a claim.
-        let monitorId = try DeviceIdentity.deviceId(ofCertificateDER: connection.peer.certificateDER).uuidString.lowercased()
-        var pairing = PINPairingListener(local: local, monitorId: monitorId, monitorFingerprint: connection.peer.fingerprint)
+        let monitorId = try DeviceIdentity.deviceId(ofCertificateDER: connection.peer.certificateDER).uuidString
+            .lowercased()
+        var pairing = PINPairingListener(
+            local: local, monitorId: monitorId, monitorFingerprint: connection.peer.fingerprint)
         try await connection.send(.pinPairingInit(pairing.start()))
         var frames = connection.inbound.makeAsyncIterator()
         while let frame = try await frames.next() {
@@ -97,8 +99,9 @@ public actor ListenerService {
             case .tryAgain:
                 continue
             case .paired(let monitor):
-                return try database.trustMonitor(monitor, name: monitorName ?? "Monitor at \(host)", host: host,
-                                                 port: port, at: Date())
+                return try database.trustMonitor(
+                    monitor, name: monitorName ?? "Monitor at \(host)", host: host,
+                    port: port, at: Date())
             }
         }
         throw Failure(description: "the monitor closed the connection during pairing (\(await connection.closed()))")
@@ -108,7 +111,8 @@ public actor ListenerService {
     public func pairWithQR(qrText: String, host: String, port: Int? = nil) async throws -> TrustedMonitorRecord {
         let client = try QRPairingClient(qrText: qrText, local: local)
         let target = port ?? client.payload.service.defaultPort
-        let connection = try await connector.connect(host: host, port: target, pinnedFingerprint: client.pinnedFingerprint)
+        let connection = try await connector.connect(
+            host: host, port: target, pinnedFingerprint: client.pinnedFingerprint)
         defer { Task { await connection.close(code: 0) } }
         try await connection.send(.pairRequest(client.request()))
         var frames = connection.inbound.makeAsyncIterator()
@@ -116,7 +120,8 @@ public actor ListenerService {
             throw Failure(description: "the monitor closed the connection without answering")
         }
         let monitor = try client.complete(with: try ControlMessageCodec.decode(payload: reply))
-        return try database.trustMonitor(monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
+        return try database.trustMonitor(
+            monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
     }
 
     /// Pairs with the QR code's monitor, found on the LAN by the monitor id the code carries.
@@ -128,10 +133,11 @@ public actor ListenerService {
         let client = try QRPairingClient(qrText: qrText, local: local)  // a damaged code fails before browsing
         let payload = client.payload
         guard let found = try await find(payload.monitorId, using: browser, timeout: timeout),
-              let host = found.hosts.first(where: { !$0.contains(":") }) ?? found.hosts.first
+            let host = found.hosts.first(where: { !$0.contains(":") }) ?? found.hosts.first
         else {
-            throw Failure(description: "monitor \"\(payload.monitorName)\" did not answer on the LAN within \(timeout); "
-                + "check it runs on this network, or give its address with --address HOST[:PORT]")
+            throw Failure(
+                description: "monitor \"\(payload.monitorName)\" did not answer on the LAN within \(timeout); "
+                    + "check it runs on this network, or give its address with --address HOST[:PORT]")
         }
         return try await pairWithQR(qrText: qrText, host: host, port: found.port)
     }
@@ -274,21 +280,27 @@ public actor ListenerService {
     /// Keeps one monitor connected, with reconnection and replay, until cancelled or unauthorized.
     private func follow(_ monitor: TrustedMonitorRecord, report: AsyncStream<ListenerEvent>.Continuation) async {
         guard let host = monitor.lastKnownHost, let port = monitor.lastKnownPort else {
-            report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name,
-                                   reason: "no known address; pair again or use discovery"))
+            report.yield(
+                .linkLost(
+                    monitorId: monitor.monitorId, monitorName: monitor.name,
+                    reason: "no known address; pair again or use discovery"))
             return
         }
         var backoff: Duration = .milliseconds(500)
         var lost = false
         while !Task.isCancelled {
             do {
-                let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: monitor.fingerprint)
+                let connection = try await connector.connect(
+                    host: host, port: port, pinnedFingerprint: monitor.fingerprint)
                 backoff = .milliseconds(500)
                 // Streams can be opened once `connected` is reported; they end with the session.
                 let link = openLink(monitor.monitorId, connection: connection, report: report)
-                report.yield(lost ? .linkRestored(monitorId: monitor.monitorId, monitorName: monitor.name)
-                                  : .connected(monitorId: monitor.monitorId, monitorName: monitor.name,
-                                               address: "\(host):\(port)"))
+                report.yield(
+                    lost
+                        ? .linkRestored(monitorId: monitor.monitorId, monitorName: monitor.name)
+                        : .connected(
+                            monitorId: monitor.monitorId, monitorName: monitor.name,
+                            address: "\(host):\(port)"))
                 lost = false
                 let outcome = await session(connection, monitor: monitor, report: report)
                 closeLink(monitor.monitorId, token: link)
@@ -296,8 +308,10 @@ public actor ListenerService {
                 lost = true
                 report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: outcome.reason))
             } catch ControlTransportError.fingerprintMismatch(let expected, let actual) {
-                report.yield(.unauthorized(monitorId: monitor.monitorId, monitorName: monitor.name,
-                                           message: "\(ControlTransportError.fingerprintMismatch(expected: expected, actual: actual))"))
+                report.yield(
+                    .unauthorized(
+                        monitorId: monitor.monitorId, monitorName: monitor.name,
+                        message: "\(ControlTransportError.fingerprintMismatch(expected: expected, actual: actual))"))
                 return
             } catch {
                 if !lost {
@@ -370,8 +384,10 @@ public actor ListenerService {
                         await offeredAutomaticStream(sessionId, monitorId: monitor.monitorId)
                     }
                 case .error(let error) where error.errorCode == .unauthorized:
-                    report.yield(.unauthorized(monitorId: monitor.monitorId, monitorName: monitor.name,
-                                               message: error.message))
+                    report.yield(
+                        .unauthorized(
+                            monitorId: monitor.monitorId, monitorName: monitor.name,
+                            message: error.message))
                     return .unauthorized
                 default:
                     continue
@@ -383,8 +399,10 @@ public actor ListenerService {
         let reason = await connection.closed()
         if case .peerApplication(2, _) = reason {
             // Closed as UNAUTHORIZED after an ERROR about one message (e.g. PIN_STREAM once revoked): still revoked.
-            report.yield(.unauthorized(monitorId: monitor.monitorId, monitorName: monitor.name,
-                                       message: "the monitor closed the connection: this listener is not trusted"))
+            report.yield(
+                .unauthorized(
+                    monitorId: monitor.monitorId, monitorName: monitor.name,
+                    message: "the monitor closed the connection: this listener is not trusted"))
             return .unauthorized
         }
         return .lost(lastHeard.silence > timeout ? "no answer for \(timeout)" : "\(reason)")

@@ -8,40 +8,56 @@ extension MonitorEvent {
         func number(_ value: some BinaryInteger) -> JSONValue { .number(Double(value)) }
         switch self {
         case .ready(let monitorId, let monitorName, let certFingerprint, let port):
-            return ["event": "ready", "monitorId": .string(monitorId), "monitorName": .string(monitorName),
-                    "certFingerprint": .string(certFingerprint), "port": number(port)]
+            return [
+                "event": "ready", "monitorId": .string(monitorId), "monitorName": .string(monitorName),
+                "certFingerprint": .string(certFingerprint), "port": number(port),
+            ]
         case .qr(let payload, let text):
             let object = (try? JSONValueEncoder().encode(payload)) ?? .null
             return ["event": "qr", "payload": object, "text": .string(text)]
         case .pin(let pin, let pairingSessionId, let expiresInSec):
-            return ["event": "pin", "pin": .string(pin), "pairingSessionId": .string(pairingSessionId),
-                    "expiresInSec": number(expiresInSec)]
+            return [
+                "event": "pin", "pin": .string(pin), "pairingSessionId": .string(pairingSessionId),
+                "expiresInSec": number(expiresInSec),
+            ]
         case .pinHidden:
             return ["event": "pin_hidden"]
         case .paired(let listenerId, let listenerName, let certFingerprint, let method):
-            return ["event": "paired", "listenerId": .string(listenerId), "listenerName": .string(listenerName),
-                    "certFingerprint": .string(certFingerprint), "method": .string(method)]
+            return [
+                "event": "paired", "listenerId": .string(listenerId), "listenerName": .string(listenerName),
+                "certFingerprint": .string(certFingerprint), "method": .string(method),
+            ]
         case .pairingFailed(let reason):
             return ["event": "pairing_failed", "reason": .string(reason)]
         case .noise(let seq, let eventId, let peakLevel, let timestamp):
-            return ["event": "noise", "seq": number(seq), "eventId": .string(eventId), "peakLevel": number(peakLevel),
-                    "timestamp": number(timestamp)]
+            return [
+                "event": "noise", "seq": number(seq), "eventId": .string(eventId), "peakLevel": number(peakLevel),
+                "timestamp": number(timestamp),
+            ]
         case .listenerConnected(let certFingerprint, let listenerId, let trusted):
-            return ["event": "listener_connected", "certFingerprint": .string(certFingerprint),
-                    "listenerId": listenerId.map { .string($0) } ?? .null, "trusted": .bool(trusted)]
+            return [
+                "event": "listener_connected", "certFingerprint": .string(certFingerprint),
+                "listenerId": listenerId.map { .string($0) } ?? .null, "trusted": .bool(trusted),
+            ]
         case .listenerDisconnected(let certFingerprint, let listenerId, let reason):
-            return ["event": "listener_disconnected", "certFingerprint": .string(certFingerprint),
-                    "listenerId": listenerId.map { .string($0) } ?? .null, "reason": .string(reason)]
+            return [
+                "event": "listener_disconnected", "certFingerprint": .string(certFingerprint),
+                "listenerId": listenerId.map { .string($0) } ?? .null, "reason": .string(reason),
+            ]
         case .listenerRevoked(let listenerId):
             return ["event": "listener_revoked", "listenerId": .string(listenerId)]
         case .settingsChanged(let settings):
-            return ["event": "settings_changed", "monitorName": .string(settings.monitorName),
-                    "threshold": number(settings.threshold), "minDurationMs": number(settings.minDurationMs),
-                    "cooldownSec": number(settings.cooldownSec), "autoStream": .string(settings.autoStream.rawValue),
-                    "autoStreamSec": number(settings.autoStreamSec)]
+            return [
+                "event": "settings_changed", "monitorName": .string(settings.monitorName),
+                "threshold": number(settings.threshold), "minDurationMs": number(settings.minDurationMs),
+                "cooldownSec": number(settings.cooldownSec), "autoStream": .string(settings.autoStream.rawValue),
+                "autoStreamSec": number(settings.autoStreamSec),
+            ]
         case .streamStarted(let sessionId, let listenerId, let mediaType, let automatic):
-            return ["event": "stream_started", "sessionId": .string(sessionId), "listenerId": .string(listenerId),
-                    "mediaType": .string(mediaType.rawValue), "automatic": .bool(automatic)]
+            return [
+                "event": "stream_started", "sessionId": .string(sessionId), "listenerId": .string(listenerId),
+                "mediaType": .string(mediaType.rawValue), "automatic": .bool(automatic),
+            ]
         case .streamEnded(let sessionId, let reason):
             return ["event": "stream_ended", "sessionId": .string(sessionId), "reason": .string(reason)]
         }

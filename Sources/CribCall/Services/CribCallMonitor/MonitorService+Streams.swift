@@ -49,9 +49,13 @@ extension MonitorService {
 
     func handleStart(_ request: StartStreamRequest, connection id: UInt64) -> [ControlSession.Action] {
         guard mediaEngine != nil else {
-            return [.send(.startStreamResponse(StartStreamResponse(
-                sessionId: request.sessionId, accepted: false,
-                reason: "this monitor runs without a media pipeline: live streaming is not available")))]
+            return [
+                .send(
+                    .startStreamResponse(
+                        StartStreamResponse(
+                            sessionId: request.sessionId, accepted: false,
+                            reason: "this monitor runs without a media pipeline: live streaming is not available")))
+            ]
         }
         // Through the outbox: the response must reach the listener before the sender's offer.
         perform(streams.handleStart(request, from: id), endReason: StreamEndReason.mediaFailed)
@@ -69,16 +73,24 @@ extension MonitorService {
             break
         }
         guard let peer = media[answer.sessionId]?.peer else {
-            return [.send(.error(.protocolError, "stream \(answer.sessionId) has no offer to answer yet",
-                                 inReplyTo: type.rawValue))]
+            return [
+                .send(
+                    .error(
+                        .protocolError, "stream \(answer.sessionId) has no offer to answer yet",
+                        inReplyTo: type.rawValue))
+            ]
         }
         do {
             try await peer.setRemoteDescription(sdp: answer.sdp)
             return []
         } catch {
             perform(streams.end(sessionId: answer.sessionId), endReason: "\(StreamEndReason.mediaFailed): \(error)")
-            return [.send(.error(.protocolError, "the answer for stream \(answer.sessionId) was refused: \(error)",
-                                 inReplyTo: type.rawValue))]
+            return [
+                .send(
+                    .error(
+                        .protocolError, "the answer for stream \(answer.sessionId) was refused: \(error)",
+                        inReplyTo: type.rawValue))
+            ]
         }
     }
 
@@ -93,16 +105,24 @@ extension MonitorService {
             break
         }
         guard let peer = media[message.sessionId]?.peer else {
-            return [.send(.error(.protocolError, "stream \(message.sessionId) has no offer yet",
-                                 inReplyTo: type.rawValue))]
+            return [
+                .send(
+                    .error(
+                        .protocolError, "stream \(message.sessionId) has no offer yet",
+                        inReplyTo: type.rawValue))
+            ]
         }
         do {
             try await peer.addRemoteCandidate(message.candidate)
             return []
         } catch {
             // One bad candidate does not end a stream: ICE goes on with the others.
-            return [.send(.error(.protocolError, "candidate refused for stream \(message.sessionId): \(error)",
-                                 inReplyTo: type.rawValue))]
+            return [
+                .send(
+                    .error(
+                        .protocolError, "candidate refused for stream \(message.sessionId): \(error)",
+                        inReplyTo: type.rawValue))
+            ]
         }
     }
 
@@ -140,8 +160,10 @@ extension MonitorService {
     func check(_ sessionId: String, connection id: UInt64, type: ControlMessageType) -> StreamCheck {
         guard let stream = streams.stream(sessionId) else {
             if recentlyEnded.contains(sessionId) { return .ignore }
-            return .reject(.error(.protocolError, "no stream with sessionId \(quoted(sessionId)) is running",
-                                  inReplyTo: type.rawValue))
+            return .reject(
+                .error(
+                    .protocolError, "no stream with sessionId \(quoted(sessionId)) is running",
+                    inReplyTo: type.rawValue))
         }
         return stream.connection == id ? .owned : .reject(notYours(sessionId, type: type))
     }
@@ -163,15 +185,17 @@ extension MonitorService {
         guard let session = sessions[id] else { return }
         var message = event
         var start: [StreamSessions.Action] = []
-        let mediaType: MediaType? = switch settings.autoStream {
-        case .none: nil
-        case .audio: .audio
-        case .audioVideo: .audioVideo
-        }
+        let mediaType: MediaType? =
+            switch settings.autoStream {
+            case .none: nil
+            case .audio: .audio
+            case .audioVideo: .audioVideo
+            }
         if let mediaType, mediaEngine != nil, !streams.active.contains(where: { $0.connection == id }) {
             let sessionId = UUID().uuidString.lowercased()
-            start = streams.startAutomatic(sessionId: sessionId, mediaType: mediaType, to: id,
-                                           duration: .seconds(settings.autoStreamSec), now: streamClock.now)
+            start = streams.startAutomatic(
+                sessionId: sessionId, mediaType: mediaType, to: id,
+                duration: .seconds(settings.autoStreamSec), now: streamClock.now)
             if !start.isEmpty { message.autoStreamSessionId = sessionId }
         }
         // The NOISE_EVENT naming the stream goes first; the offer follows from the sender.
@@ -192,8 +216,10 @@ extension MonitorService {
                 sessions[connection]?.outbox.send(message)
             case .startMedia(let sessionId, let mediaType, let connection):
                 let automatic = streams.stream(sessionId)?.autoStopAt != nil
-                emit.yield(.streamStarted(sessionId: sessionId, listenerId: sessions[connection]?.listenerId ?? "",
-                                          mediaType: mediaType, automatic: automatic))
+                emit.yield(
+                    .streamStarted(
+                        sessionId: sessionId, listenerId: sessions[connection]?.listenerId ?? "",
+                        mediaType: mediaType, automatic: automatic))
                 startSender(sessionId: sessionId, mediaType: mediaType)
             case .stopMedia(let sessionId):
                 stopSender(sessionId: sessionId)

@@ -83,8 +83,10 @@ public actor MonitorService {
     /// Serves until the transport stops accepting connections (then every session has ended).
     /// - Parameter showingQR: Show a pairing QR code right after announcing `ready`.
     public func run(showingQR: Bool = false) async {
-        emit.yield(.ready(monitorId: monitorId, monitorName: settings.monitorName,
-                          certFingerprint: identity.fingerprint.hex, port: transport.port))
+        emit.yield(
+            .ready(
+                monitorId: monitorId, monitorName: settings.monitorName,
+                certFingerprint: identity.fingerprint.hex, port: transport.port))
         if showingQR { showQR() }
         let watcher = Task { [weak self] in await self?.watchStore() }
         await withDiscardingTaskGroup { group in
@@ -104,8 +106,10 @@ public actor MonitorService {
         nextConnection += 1
         let listenerId = trusted.listenerId(for: connection.peer.fingerprint)
         sessions[id] = Session(connection: connection, listenerId: listenerId, outbox: Outbox(connection: connection))
-        emit.yield(.listenerConnected(certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,
-                                      trusted: listenerId != nil))
+        emit.yield(
+            .listenerConnected(
+                certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,
+                trusted: listenerId != nil))
         return id
     }
 
@@ -126,13 +130,16 @@ public actor MonitorService {
         _ = perform(pin.connectionClosed(id))
         perform(streams.connectionClosed(id), endReason: StreamEndReason.connectionClosed)
         session.outbox.finish()
-        emit.yield(.listenerDisconnected(certFingerprint: session.connection.peer.fingerprint.hex,
-                                         listenerId: session.listenerId, reason: "\(reason)"))
+        emit.yield(
+            .listenerDisconnected(
+                certFingerprint: session.connection.peer.fingerprint.hex,
+                listenerId: session.listenerId, reason: "\(reason)"))
     }
 
     private func context(for connection: any ControlConnection) -> PairingContext {
-        PairingContext(monitorId: identity.deviceId, monitorFingerprint: identity.fingerprint,
-                       clientFingerprint: connection.peer.fingerprint, clientPublicKeySPKI: connection.peer.publicKeySPKI)
+        PairingContext(
+            monitorId: identity.deviceId, monitorFingerprint: identity.fingerprint,
+            clientFingerprint: connection.peer.fingerprint, clientPublicKeySPKI: connection.peer.publicKeySPKI)
     }
 
     // MARK: messages
@@ -149,7 +156,9 @@ public actor MonitorService {
             switch qr.handle(request, context: context(for: session.connection), now: now) {
             case .accepted(let listener, let reply):
                 guard trust(listener, method: "qr", connection: id) else {
-                    return [.send(.error(.internalError, "the monitor could not save the pairing")), .close(.internalError)]
+                    return [
+                        .send(.error(.internalError, "the monitor could not save the pairing")), .close(.internalError),
+                    ]
                 }
                 return [.send(.pairAccepted(reply))]
             case .rejected(let rejection):
@@ -159,7 +168,8 @@ public actor MonitorService {
         case .pinPairingInit(let request):
             return perform(pin.handleInit(request, context: context(for: session.connection), connection: id, now: now))
         case .pinSubmit(let submit):
-            return perform(pin.handleSubmit(submit, context: context(for: session.connection), connection: id, now: now))
+            return perform(
+                pin.handleSubmit(submit, context: context(for: session.connection), connection: id, now: now))
         case .eventsSince(let request):
             let records = (try? database.noiseEvents(afterSeq: request.afterSeq, limit: 1000)) ?? []
             return records.map { .send(.noiseEvent($0.message(monitorId: monitorId, replayed: true))) }
@@ -200,8 +210,10 @@ public actor MonitorService {
                     emit.yield(.pairingFailed(reason: rejection.reason.rawValue))
                 }
                 if case .pinRequired(let required) = message, let shown = lastShownPIN {
-                    emit.yield(.pin(pin: shown, pairingSessionId: required.pairingSessionId,
-                                    expiresInSec: required.expiresInSec))
+                    emit.yield(
+                        .pin(
+                            pin: shown, pairingSessionId: required.pairingSessionId,
+                            expiresInSec: required.expiresInSec))
                 }
                 forSession.append(.send(message))
             case .close(let code):
@@ -246,8 +258,10 @@ public actor MonitorService {
         for (id, session) in sessions where session.connection.peer.fingerprint == listener.fingerprint {
             sessions[id]?.listenerId = listener.listenerId
         }
-        emit.yield(.paired(listenerId: listener.listenerId, listenerName: listener.name,
-                           certFingerprint: listener.fingerprint.hex, method: method))
+        emit.yield(
+            .paired(
+                listenerId: listener.listenerId, listenerName: listener.name,
+                certFingerprint: listener.fingerprint.hex, method: method))
         return true
     }
 
@@ -282,8 +296,9 @@ public actor MonitorService {
     }
 
     private func advertisement(named name: String) -> MonitorAdvertisement {
-        MonitorAdvertisement(monitorId: monitorId, monitorName: name, certFingerprint: identity.fingerprint.hex,
-                             port: transport.port)
+        MonitorAdvertisement(
+            monitorId: monitorId, monitorName: name, certFingerprint: identity.fingerprint.hex,
+            port: transport.port)
     }
 
     // MARK: settings
@@ -353,7 +368,8 @@ public actor MonitorService {
             emit.yield(.listenerRevoked(listenerId: listenerId))
             let connection = session.connection
             Task {
-                try? await connection.send(.error(.unauthorized, "this listener was unpaired on the monitor; pair again"))
+                try? await connection.send(
+                    .error(.unauthorized, "this listener was unpaired on the monitor; pair again"))
                 await connection.close(.unauthorized)
             }
         }

@@ -26,7 +26,8 @@ public enum PINDisplay {
             }
         }
         let trimmed = rows.map { String($0.reversed().drop { $0 == " " }.reversed()) }
-        return (["", "  Enter this PIN on the listener:", ""] + trimmed
+        return
+            (["", "  Enter this PIN on the listener:", ""] + trimmed
             + ["", validity(expiresInSec)]).joined(separator: "\n")
     }
 

@@ -24,7 +24,8 @@ public enum AudioSourceSpec: Hashable, Sendable {
     case test(TestAudioSource.Kind)
 
     /// The accepted forms, for help texts: `auto|pulse[:DEVICE]|alsa[:DEVICE]|file:PATH|test:silence|test:cry`.
-    public static let syntax = "auto|pulse[:DEVICE]|alsa[:DEVICE]|file:PATH|"
+    public static let syntax =
+        "auto|pulse[:DEVICE]|alsa[:DEVICE]|file:PATH|"
         + TestAudioSource.Kind.allCases.map { "test:\($0.rawValue)" }.joined(separator: "|")
 
     /// Parses the value of `--audio-source`.

@@ -49,9 +49,9 @@ final class CapturePipeline: @unchecked Sendable {
     private static let autoFallbackChildName = "fake-auto-audio-src"
     /// Samples are read as native floats, so the caps ask for the host's byte order.
     #if _endian(little)
-    private static let sampleFormat = "F32LE"
+        private static let sampleFormat = "F32LE"
     #else
-    private static let sampleFormat = "F32BE"
+        private static let sampleFormat = "F32BE"
     #endif
 
     let source: AudioSourceSpec
@@ -329,12 +329,13 @@ final class CapturePipeline: @unchecked Sendable {
     }
 
     /// decodebin's `pad-added`: `void (GstElement *, GstPad *, gpointer)`.
-    private static let padAdded: @convention(c) (
-        UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
-    ) -> Void = { _, pad, context in
-        guard let pad, let context else { return }
-        Unmanaged<CapturePipeline>.fromOpaque(context).takeUnretainedValue().decoderAddedPad(pad)
-    }
+    private static let padAdded:
+        @convention(c) (
+            UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
+        ) -> Void = { _, pad, context in
+            guard let pad, let context else { return }
+            Unmanaged<CapturePipeline>.fromOpaque(context).takeUnretainedValue().decoderAddedPad(pad)
+        }
 
     /// decodebin's `no-more-pads`: `void (GstElement *, gpointer)`.
     private static let noMorePads: @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?) -> Void = {
@@ -374,7 +375,9 @@ final class CapturePipeline: @unchecked Sendable {
         defer { gst_buffer_unmap(buffer, &map) }
         let bytes = UnsafeRawBufferPointer(start: map.data, count: Int(map.size))
         let count = bytes.count / MemoryLayout<Float>.size
-        let samples = (0..<count).map { bytes.loadUnaligned(fromByteOffset: $0 * MemoryLayout<Float>.size, as: Float.self) }
+        let samples = (0..<count).map {
+            bytes.loadUnaligned(fromByteOffset: $0 * MemoryLayout<Float>.size, as: Float.self)
+        }
         feed.publish(LiveAudioFeed.Frame(samples: samples, capturedAt: capturedAt))
         return GST_FLOW_OK
     }
@@ -435,8 +438,9 @@ final class CapturePipeline: @unchecked Sendable {
         if case .file = source { isFile = true } else { isFile = false }
         // A file prerolls in PAUSED first, so the looping segment seek can be set before it plays.
         var awaitingPreroll = isFile
-        guard gst_element_set_state(pipeline, isFile ? GST_STATE_PAUSED : GST_STATE_PLAYING)
-            != GST_STATE_CHANGE_FAILURE
+        guard
+            gst_element_set_state(pipeline, isFile ? GST_STATE_PAUSED : GST_STATE_PLAYING)
+                != GST_STATE_CHANGE_FAILURE
         else {
             return failureFromBus()
         }

@@ -28,7 +28,8 @@ public final class TestSignalInput: AudioInput {
     }
 
     public func chunks() -> AsyncThrowingStream<[Float], any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Float].self, bufferingPolicy: .bufferingNewest(50))
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: [Float].self, bufferingPolicy: .bufferingNewest(50))
         let kind = kind
         let chunkSize = chunkSize
         let feed = feed

@@ -121,7 +121,8 @@ public final class FreedesktopNotifier: NotificationPresenter {
         }
         guard admitted else {
             throw DesktopNotificationError(
-                .busy, "the desktop notification server has not answered the last \(Self.maximumPending) "
+                .busy,
+                "the desktop notification server has not answered the last \(Self.maximumPending) "
                     + "notifications; this one was dropped")
         }
         let markup = capabilities.contains("body-markup")

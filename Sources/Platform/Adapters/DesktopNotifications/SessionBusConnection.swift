@@ -137,8 +137,11 @@ struct BusCaller {
     ) throws -> MessageReader {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else { throw DBusFailure.timedOut }
-        let milliseconds = Int32(clamping: max(1, remaining.components.seconds * 1000
-            + remaining.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = Int32(
+            clamping: max(
+                1,
+                remaining.components.seconds * 1000
+                    + remaining.components.attoseconds / 1_000_000_000_000_000))
         guard let message = dbus_message_new_method_call(destination, path, interface, member) else {
             throw DBusFailure.outOfMemory
         }

@@ -47,7 +47,8 @@ public struct DeviceIdentityStore: Sendable {
             } catch {
                 throw IdentityStoreError(.cannotWrite, path: identityFile.path, error.message)
             }
-            try PrivateFiles.writeNewPrivate(Self.pemFile(identity.privateKeyPEM(), identity.certificatePEM), to: identityFile)
+            try PrivateFiles.writeNewPrivate(
+                Self.pemFile(identity.privateKeyPEM(), identity.certificatePEM), to: identityFile)
             created = true
         }
         let dtls: DTLSCertificate

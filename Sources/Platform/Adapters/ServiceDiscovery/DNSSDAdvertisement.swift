@@ -67,12 +67,15 @@ final class DNSSDAdvertisement: AdvertisementHandle, @unchecked Sendable {
                 return
             }
         }
-        queue.asyncAfter(deadline: .now() + .seconds(Int(DNSSDServiceDiscovery.registrationTimeout.components.seconds))) {
+        queue.asyncAfter(deadline: .now() + .seconds(Int(DNSSDServiceDiscovery.registrationTimeout.components.seconds)))
+        {
             [weak self] in
-            self?.finishPending(ServiceDiscoveryError(
-                code: .registrationFailed,
-                message: "the mDNS daemon did not confirm the registration in time: check `systemctl status avahi-daemon`"
-            ))
+            self?.finishPending(
+                ServiceDiscoveryError(
+                    code: .registrationFailed,
+                    message:
+                        "the mDNS daemon did not confirm the registration in time: check `systemctl status avahi-daemon`"
+                ))
         }
     }
 

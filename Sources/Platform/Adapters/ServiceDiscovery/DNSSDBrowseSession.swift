@@ -93,7 +93,8 @@ final class DNSSDBrowseSession: @unchecked Sendable {
                     self.continuation.yield(event)
                 }
                 pendingLost[monitorId] = item
-                let milliseconds = Int(lostGrace.components.seconds * 1000 + lostGrace.components.attoseconds / 1_000_000_000_000_000)
+                let milliseconds = Int(
+                    lostGrace.components.seconds * 1000 + lostGrace.components.attoseconds / 1_000_000_000_000_000)
                 queue.asyncAfter(deadline: .now() + .milliseconds(milliseconds), execute: item)
             case .found(let monitor) where pendingLost[monitor.monitorId] != nil:
                 pendingLost.removeValue(forKey: monitor.monitorId)?.cancel()
@@ -107,7 +108,8 @@ final class DNSSDBrowseSession: @unchecked Sendable {
     private func handleBrowse(_ reply: DNSSDReply, _ serviceType: String) {
         guard !stopped else { return }
         switch reply {
-        case .browsed(let added, let interfaceIndex, let error, let name, _, let domain) where error == cdnssd_no_error():
+        case .browsed(let added, let interfaceIndex, let error, let name, _, let domain)
+        where error == cdnssd_no_error():
             let key = DiscoveryMerger.InstanceKey(serviceType: serviceType, name: name, interfaceIndex: interfaceIndex)
             if added {
                 guard lookups[key] == nil else { return }
@@ -149,10 +151,11 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         lookup.resolve?.cancel()
         lookup.resolve = nil
         if lookup.liveTXT.isEmpty { lookup.liveTXT = [txt] }
-        emit(merger.update(key) { instance in
-            instance.port = Int(port)
-            instance.record = MonitorTXTRecord(parsing: txt)
-        })
+        emit(
+            merger.update(key) { instance in
+                instance.port = Int(port)
+                instance.record = MonitorTXTRecord(parsing: txt)
+            })
         lookup.txt = startQuery(fullName, AddressRecord.typeTXT, interfaceIndex, key, lookup)
         lookup.addresses = [AddressRecord.typeA, AddressRecord.typeAAAA].compactMap { type in
             startQuery(host, type, interfaceIndex, key, lookup)
@@ -171,7 +174,9 @@ final class DNSSDBrowseSession: @unchecked Sendable {
             self.handleRecord(reply, key, lookup)
         }
         let result = DNSServiceOperation.start(on: queue, context: context) { ref, context in
-            DNSServiceQueryRecord(ref, 0, interfaceIndex, name, type, 1 /* IN */, DNSSDCallbacks.queryRecord, context)
+            let classIN: UInt16 = 1
+            return DNSServiceQueryRecord(
+                ref, 0, interfaceIndex, name, type, classIN, DNSSDCallbacks.queryRecord, context)
         }
         return try? result.get()
     }

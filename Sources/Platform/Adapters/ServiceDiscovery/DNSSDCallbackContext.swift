@@ -1,16 +1,20 @@
 import CDNSSD
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A dns_sd callback, copied out of C memory into Swift values.
 enum DNSSDReply {
     case registered(name: String, error: DNSServiceErrorType)
-    case browsed(added: Bool, interfaceIndex: UInt32, error: DNSServiceErrorType, name: String, type: String, domain: String)
-    case resolved(interfaceIndex: UInt32, error: DNSServiceErrorType, fullName: String, host: String, port: UInt16, txt: [UInt8])
-    case record(added: Bool, interfaceIndex: UInt32, error: DNSServiceErrorType, fullName: String, type: UInt16, data: [UInt8])
+    case browsed(
+        added: Bool, interfaceIndex: UInt32, error: DNSServiceErrorType, name: String, type: String, domain: String)
+    case resolved(
+        interfaceIndex: UInt32, error: DNSServiceErrorType, fullName: String, host: String, port: UInt16, txt: [UInt8])
+    case record(
+        added: Bool, interfaceIndex: UInt32, error: DNSServiceErrorType, fullName: String, type: UInt16, data: [UInt8])
     /// `DNSServiceProcessResult` failed: the connection to the daemon is gone.
     case failed(DNSSDCallError)
 }
@@ -111,7 +115,8 @@ enum AddressRecord {
             if data[0] == 0xFE, data[1] & 0xC0 == 0x80, interfaceIndex != 0 {
                 var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
                 if if_indextoname(interfaceIndex, &name) != nil {
-                    literal += "%" + String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    literal +=
+                        "%" + String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 }
             }
             return literal

@@ -28,7 +28,8 @@ public final class DNSSDServiceRegistration: @unchecked Sendable {
         txt: [(key: String, value: String)] = []
     ) async throws(ServiceDiscoveryError) -> DNSSDServiceRegistration {
         guard (1...65_535).contains(port) else {
-            throw ServiceDiscoveryError(code: .invalidAdvertisement, message: "port \(port) is not valid: use 1...65535")
+            throw ServiceDiscoveryError(
+                code: .invalidAdvertisement, message: "port \(port) is not valid: use 1...65535")
         }
         guard !name.isEmpty, name.utf8.count <= 63 else {
             throw ServiceDiscoveryError(

@@ -128,12 +128,14 @@ struct DNSSDCallError: Error, Sendable, Hashable {
         case -65548:
             return ServiceDiscoveryError(
                 code: .nameConflict,
-                message: "another service on the network already uses this name (\(action)): choose another monitor name"
+                message:
+                    "another service on the network already uses this name (\(action)): choose another monitor name"
             )
         default:
             return ServiceDiscoveryError(
                 code: fallback,
-                message: "DNS-SD \(action) failed with error \(code): check that the Avahi daemon is running and healthy "
+                message:
+                    "DNS-SD \(action) failed with error \(code): check that the Avahi daemon is running and healthy "
                     + "(`systemctl status avahi-daemon`)"
             )
         }

@@ -63,7 +63,8 @@ struct DiscoveryMerger: Sendable {
 
     /// The monitor as seen through all its usable instances: a valid TXT record, a port and an address.
     private func merge(_ monitorId: String) -> DiscoveredMonitor? {
-        let usable = instances
+        let usable =
+            instances
             .filter { $0.value.record?.monitorId == monitorId && $0.value.port != nil && !$0.value.addresses.isEmpty }
             .sorted { $0.key < $1.key }
         guard let (firstKey, first) = usable.first, let record = first.record, let port = first.port else {

@@ -86,7 +86,9 @@ struct MonitorTXTRecord: Sendable, Hashable {
     static func isFingerprint(_ text: String) -> Bool {
         let utf8 = text.utf8
         return utf8.count == 64
-            && utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+            && utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
     }
 }

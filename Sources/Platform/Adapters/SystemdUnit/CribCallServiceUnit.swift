@@ -34,8 +34,10 @@ public enum CribCallServiceUnit {
         /// `--port` (monitor only).
         public var port: Int?
 
-        public init(executable: String, dataDirectory: URL, name: String? = nil, audioSource: String? = nil,
-                    port: Int? = nil) {
+        public init(
+            executable: String, dataDirectory: URL, name: String? = nil, audioSource: String? = nil,
+            port: Int? = nil
+        ) {
             self.executable = executable
             self.dataDirectory = dataDirectory
             self.name = name
@@ -74,7 +76,8 @@ public enum CribCallServiceUnit {
     /// The absolute path of the running program (`/proc/self/exe` on Linux), to put in `ExecStart=`.
     public static func currentExecutable() -> String {
         let proc = URL(fileURLWithPath: "/proc/self/exe")
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: proc.path), resolved.hasPrefix("/") {
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: proc.path), resolved.hasPrefix("/")
+        {
             return resolved
         }
         let argument0 = CommandLine.arguments.first ?? "cribcall"

@@ -289,7 +289,8 @@ struct JSONParserEngine {
         var scalar = UInt32(unit)
         switch unit {
         case 0xD800...0xDBFF:
-            let pairFollows = position + 1 < input.count
+            let pairFollows =
+                position + 1 < input.count
                 && input[position] == UInt8(ascii: "\\") && input[position + 1] == UInt8(ascii: "u")
             guard pairFollows else {
                 throw loneSurrogateError(unit, at: escapeOffset, detail: "high surrogate not followed by a \\u escape")
@@ -384,12 +385,20 @@ struct JSONParserEngine {
         switch lead {
         case 0x00...0x7F: return 1
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE0:
+            length = 3
+            secondRange = 0xA0...0xBF
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; secondRange = 0x80...0x9F
-        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xED:
+            length = 3
+            secondRange = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            secondRange = 0x90...0xBF
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        case 0xF4:
+            length = 4
+            secondRange = 0x80...0x8F
         default: return nil
         }
         guard start + length <= input.count, secondRange.contains(input[start + 1]) else { return nil }

@@ -1,7 +1,7 @@
 import Crypto
 public import Foundation
-public import X509
 import SwiftASN1
+public import X509
 
 /// The WebRTC DTLS certificate of a device (PROTOCOL.md §1): ECDSA P-256, created once and kept, separate
 /// from the Ed25519 device identity (strict peers such as aiortc refuse RSA-only DTLS and browsers do not
@@ -86,10 +86,11 @@ public struct DTLSCertificate: Sendable {
     /// The SDP `a=fingerprint` value: `sha-256` and the uppercase colon-separated digest (RFC 8122).
     public var sdpFingerprint: String {
         let digest = SHA256.hash(data: certificateDER)
-        return "sha-256 " + digest.map { byte in
-            let hex = String(byte, radix: 16, uppercase: true)
-            return byte < 16 ? "0" + hex : hex
-        }.joined(separator: ":")
+        return "sha-256 "
+            + digest.map { byte in
+                let hex = String(byte, radix: 16, uppercase: true)
+                return byte < 16 ? "0" + hex : hex
+            }.joined(separator: ":")
     }
 }
 

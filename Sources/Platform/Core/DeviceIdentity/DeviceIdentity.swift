@@ -1,7 +1,7 @@
 public import Crypto
 public import Foundation
-public import X509
 import SwiftASN1
+public import X509
 
 /// A device's long-term identity (PROTOCOL.md §1): a random UUID, an Ed25519 key pair and a self-signed
 /// X.509 v3 certificate over it with subject CN = deviceId and SAN URI `cribcall:<deviceId>`.
@@ -67,7 +67,8 @@ public struct DeviceIdentity: Sendable {
         do {
             certificate = try Certificate(pemEncoded: certificatePEM)
         } catch {
-            throw DeviceIdentityError(.invalidCertificate, "the device certificate is not a valid PEM X.509 certificate")
+            throw DeviceIdentityError(
+                .invalidCertificate, "the device certificate is not a valid PEM X.509 certificate")
         }
         try self.init(privateKey: key, certificate: certificate)
     }

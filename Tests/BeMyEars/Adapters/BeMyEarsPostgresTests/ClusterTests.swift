@@ -1,9 +1,10 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
-@testable import BeMyEarsPostgres
+import BeMyEarsTestSupport
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BeMyEarsPostgres
 
 /// Two server nodes over one PostgreSQL database and the real LISTEN/NOTIFY bus: what the core's in-memory
 /// cluster tests show with a hand-pumped channel, end to end.
@@ -59,7 +60,9 @@ struct ClusterTests {
             await carol.send(.callRequest, to: "bob")
             let callId = CallID(testNumber: 1)
             #expect(
-                try await carol.receive(count: 2) == [.callRinging(callId, to: bobName, ringSeconds: 10), .presence([])]
+                try await carol.receive(count: 2) == [
+                    .callRinging(callId, to: bobName, ringSeconds: 10), .presence([]),
+                ]
             )
             #expect(
                 try await bob.receive(count: 2)
@@ -85,7 +88,8 @@ struct ClusterTests {
             )
             #expect(leftover == "0\n", "the receiver deleted the stored message")
 
-            await bob.send(.answer, callId: callId, payload: ["type": "answer", "sdp": .string(Self.sdp(bytes: 2_000))])
+            await bob.send(
+                .answer, callId: callId, payload: ["type": "answer", "sdp": .string(Self.sdp(bytes: 2_000))])
             let answer = try await carol.receive(count: 1)
             #expect(answer.map(\.type) == [.answer])
             #expect(answer.first?.payload?["sdp"]?.stringValue == Self.sdp(bytes: 2_000))
@@ -248,8 +252,9 @@ struct ClusterTests {
         // Long staleness: only the takeover can free bob's name within the test.
         let slow = PostgresClusterBus.Configuration(heartbeatInterval: .milliseconds(200), staleAfter: .seconds(600))
         let nodeA = try await TestNode.start("node-a", url: database.socketURL, clock: clock, configuration: slow)
-        let firstB = try await TestNode.start("node-b", url: database.socketURL, clock: clock, firstCallNumber: 1_000,
-                                              configuration: slow)
+        let firstB = try await TestNode.start(
+            "node-b", url: database.socketURL, clock: clock, firstCallNumber: 1_000,
+            configuration: slow)
         let carol = try await nodeA.caller("carol")
         let bob = try await firstB.interpreter("bob")
         _ = try await carol.receive(through: { $0.presenceNames == ["bob"] })
@@ -258,8 +263,9 @@ struct ClusterTests {
         _ = try await bob.receive(count: 2)
         await firstB.stop()
 
-        let secondB = try await TestNode.start("node-b", url: database.socketURL, clock: clock, firstCallNumber: 2_000,
-                                               configuration: slow)
+        let secondB = try await TestNode.start(
+            "node-b", url: database.socketURL, clock: clock, firstCallNumber: 2_000,
+            configuration: slow)
         #expect(
             try await carol.receive(count: 1, timeout: .seconds(30))
                 == [.callEnded(CallID(testNumber: 1), reason: .disconnected)]

@@ -1,8 +1,9 @@
 import BeMyEarsCore
-@testable import BeMyEarsPostgres
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BeMyEarsPostgres
 
 /// What only the PostgreSQL store has: several processes (connection pools) racing on one database, the schema,
 /// the URL.

@@ -1,9 +1,9 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
 import BeMyEarsPostgres
+import BeMyEarsTestSupport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every ``SignalingStore`` method, run against the in-memory reference and PostgreSQL with the same expectations:
 /// the PostgreSQL store must be indistinguishable from the store the hub's own tests use.
@@ -110,7 +110,9 @@ struct StoreContractTests {
             #expect(try await store.createCall(F.request(1, from: carol, to: "nobody")) == .unknownInterpreter)
             #expect(try await store.createCall(F.request(1, from: carol, to: "dave")) == .unknownInterpreter)
             _ = try await store.register(F.registration("amy", .interpreter))
-            #expect(try await store.createCall(F.request(1, from: carol, to: "amy")) == .interpreterBusy(.unavailable, call: nil))
+            #expect(
+                try await store.createCall(F.request(1, from: carol, to: "amy"))
+                    == .interpreterBusy(.unavailable, call: nil))
 
             let request = F.request(7, from: carol, to: "bob", timeouts: CallTimeouts(ring: .milliseconds(1_500)))
             let expected = CallRecord(request, interpreter: bob.party)
@@ -145,12 +147,15 @@ struct StoreContractTests {
             #expect(unknown.transition == .rejected(.unknownCall))
             #expect(unknown.record == nil)
             #expect(!unknown.interpreterAvailableAgain)
-            #expect(try await store.updateCall(record.id, with: .accept(by: carol.session), at: t1).transition
-                == .rejected(.roleForbidden))
-            #expect(try await store.updateCall(record.id, with: .accept(by: .random()), at: t1).transition
-                == .rejected(.notAParty))
-            #expect(try await store.updateCall(record.id, with: .relay(.offer, by: carol.session), at: t1).transition
-                == .rejected(.notAccepted))
+            #expect(
+                try await store.updateCall(record.id, with: .accept(by: carol.session), at: t1).transition
+                    == .rejected(.roleForbidden))
+            #expect(
+                try await store.updateCall(record.id, with: .accept(by: .random()), at: t1).transition
+                    == .rejected(.notAParty))
+            #expect(
+                try await store.updateCall(record.id, with: .relay(.offer, by: carol.session), at: t1).transition
+                    == .rejected(.notAccepted))
             #expect(try await store.updateCall(record.id, with: .expire, at: t1).transition == .notDue)
 
             let accepted = try await store.updateCall(record.id, with: .accept(by: bob.session), at: t1)
@@ -172,8 +177,9 @@ struct StoreContractTests {
             #expect(visible.record?.state == .accepted(at: t1, answerRelayed: true, videoVisible: true))
             #expect(visible.record?.nextDeadline == nil, "connected: no deadline left")
             #expect(try await store.call(record.id) == visible.record)
-            #expect(try await store.updateCall(record.id, with: .accept(by: bob.session), at: t2).transition
-                == .rejected(.notRinging))
+            #expect(
+                try await store.updateCall(record.id, with: .accept(by: bob.session), at: t2).transition
+                    == .rejected(.notRinging))
 
             let t3 = t2.addingTimeInterval(60)
             let ended = try await store.updateCall(record.id, with: .hangUp(by: carol.session, reason: .hangup), at: t3)
@@ -254,8 +260,9 @@ struct StoreContractTests {
             #expect(expired.transition == .ended(.ringTimeout))
             #expect(expired.interpreterAvailableAgain)
             #expect(try await store.dueCalls(at: F.now.addingTimeInterval(11)) == [second.id])
-            #expect(try await store.updateCall(first.id, with: .expire, at: F.now.addingTimeInterval(11)).transition
-                == .rejected(.unknownCall))
+            #expect(
+                try await store.updateCall(first.id, with: .expire, at: F.now.addingTimeInterval(11)).transition
+                    == .rejected(.unknownCall))
         }
     }
 

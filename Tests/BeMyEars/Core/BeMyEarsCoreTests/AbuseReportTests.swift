@@ -1,5 +1,5 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import Testing
 
 @Suite("REPORT_ABUSE during a call and up to 5 minutes after")

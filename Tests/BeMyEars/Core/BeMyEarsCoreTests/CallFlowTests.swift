@@ -1,5 +1,5 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import Testing
 
 @Suite("Calls: request, ring, accept, relay, busy")

@@ -1,5 +1,5 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import Foundation
 import Testing
 
@@ -7,7 +7,8 @@ import Testing
 struct EnvelopeCodecTests {
     @Test("a well-formed envelope decodes with every field")
     func decodesAllFields() throws {
-        let text = #"{"type":"OFFER","callId":"3f1c9b2e-1d2a-4c3b-9a8e-7f6d5c4b3a21","from":"x","to":"bob","#
+        let text =
+            #"{"type":"OFFER","callId":"3f1c9b2e-1d2a-4c3b-9a8e-7f6d5c4b3a21","from":"x","to":"bob","#
             + #""payload":{"sdp":"v=0"}}"#
         let envelope = try EnvelopeCodec.decode(text)
         #expect(envelope.type == .offer)

@@ -1,5 +1,5 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +10,10 @@ struct ICEServerProviderTests {
         let clock = ManualClock()
         let outbound = RecordingOutbound()
         let provider = ICEServerProvider { session, now in
-            [ICEServer(urls: ["turn:t:3478"], username: "\(Int(now.timeIntervalSince1970)):\(session)", credential: "c")]
+            [
+                ICEServer(
+                    urls: ["turn:t:3478"], username: "\(Int(now.timeIntervalSince1970)):\(session)", credential: "c")
+            ]
         }
         let hub = SignalingHub(store: InMemorySignalingStore(), outbound: outbound, clock: clock, iceServers: provider)
         var usernames: [String] = []

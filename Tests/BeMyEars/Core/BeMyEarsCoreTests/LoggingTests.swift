@@ -1,5 +1,5 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import Foundation
 import Testing
 
@@ -25,7 +25,7 @@ struct LoggingTests {
             callId: callId,
             payload: ["candidate": "candidate:ICEMARKER 1 udp 1 192.0.2.9 9 typ host"]
         )
-        await bob.send(.statsUpdate, callId: callId, payload: ["rttMs": 123456789])
+        await bob.send(.statsUpdate, callId: callId, payload: ["rttMs": 123_456_789])
         await carol.send(.videoVisible, callId: callId, payload: ["visible": true])
         await carol.send(text: #"{"type":"OFFER","callId":"not-a-call","payload":{"sdp":"SDPMARKER"}}"#)
         await carol.send(.hangup, callId: callId)

@@ -1,5 +1,5 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import Testing
 
 /// Several server processes over one shared store: sessions on different nodes, timers fired by any node,

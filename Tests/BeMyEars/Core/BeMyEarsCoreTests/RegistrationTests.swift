@@ -1,5 +1,5 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import Testing
 
 @Suite("Registration: REGISTER, its errors, and the registration gate")

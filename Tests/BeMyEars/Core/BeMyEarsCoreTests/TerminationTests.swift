@@ -1,5 +1,5 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import Testing
 
 /// Seed §7.3: every way a call ends returns the interpreter to AVAILABLE (when still connected), tells both

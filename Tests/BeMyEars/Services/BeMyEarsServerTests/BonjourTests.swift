@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `_bemyears._tcp` (seed §15.2, §17) as an independent mDNS stack sees it: `bemyears-server` in network namespace
 /// A with a private Avahi, python-zeroconf browsing from namespace B (`Tests/Interop/mdns/zeroconf_peer.py`).
@@ -21,7 +21,8 @@ struct BonjourTests {
             let ready = try await server.ready("bemyears-server") { $0.contains(#""event":"ready""#) }
             let port = try #require(jsonObject(ready)?["port"] as? Int, "server: \(server.errorOutput)")
 
-            let browser = try network.zeroconfPeer(network.b, ["browse", "--type", Self.serviceType, "--seconds", "20"])
+            let browser = try network.zeroconfPeer(
+                network.b, ["browse", "--type", Self.serviceType, "--seconds", "20"])
             try await browser.ready("zeroconf_peer.py browse") { jsonObject($0)?["event"] as? String == "ready" }
             let added = await browser.line(timeout: .seconds(20)) { line in
                 jsonObject(line)?["event"] as? String == "add"

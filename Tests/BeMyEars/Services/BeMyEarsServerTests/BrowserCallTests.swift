@@ -1,11 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Two headless Chromiums in a real video call through the real server (`browser_call.py`, Selenium 4.51.0):
 /// once directly, once relay-only through a coturn the server starts (`--with-turn`). Serialized: each call costs
 /// about a core and a half.
-@Suite("Browser calls", .serialized, .heavy(cores: 1, "two headless Chromiums (measured 0.75; both launch at once), coturn and the server"))
+@Suite(
+    "Browser calls", .serialized,
+    .heavy(cores: 1, "two headless Chromiums (measured 0.75; both launch at once), coturn and the server"))
 struct BrowserCallTests {
     static let chromium = "/usr/bin/chromium"
     static let chromedriver = "/usr/bin/chromedriver"
@@ -35,7 +37,8 @@ struct BrowserCallTests {
             timeout: .seconds(130)
         )
         let exit = await server.stop()
-        let details = "\(run.stdout)\n--- browser_call stderr ---\n\(run.stderr.suffix(3000))\n"
+        let details =
+            "\(run.stdout)\n--- browser_call stderr ---\n\(run.stderr.suffix(3000))\n"
             + "--- artifacts: \(artifacts.path)\n--- server log ---\n\(server.log.suffix(3000))"
         #expect(run.status == 0 && run.result["ok"] as? Bool == true, Comment(rawValue: details))
         if relay {

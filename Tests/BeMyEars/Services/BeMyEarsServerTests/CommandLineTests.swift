@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `bemyears-server` as an operator meets it: errors that say what to do, one warning at most for Bonjour, a
 /// clean exit on SIGTERM, and a log that holds only what seed §18 allows.
@@ -49,7 +49,8 @@ struct CommandLineTests {
         let lines = server.log.split(separator: "\n").filter { $0.contains("bonjour") }
         #expect(lines.count == 1, "\(server.log)")
         #expect(lines.first?.contains("_bemyears._tcp") == true)
-        let run = try await InteropScript.run("ws_scenarios.py", ["decline", "--url", server.webSocketURL], timeout: .seconds(60))
+        let run = try await InteropScript.run(
+            "ws_scenarios.py", ["decline", "--url", server.webSocketURL], timeout: .seconds(60))
         #expect(run.status == 0, "\(run.stdout)")
         #expect(await server.stop() == 0)
         #expect(server.process.output.contains { $0.contains(#""event":"stopped""#) })
@@ -59,7 +60,8 @@ struct CommandLineTests {
     /// abuse report's offender), no SDP, no ICE candidate, no client text ever reaches the log.
     @Test func logHoldsOnlyAllowedFields() async throws {
         let server = try await ServerProcess.start()
-        let run = try await InteropScript.run("ws_scenarios.py", ["call_flow", "--url", server.webSocketURL], timeout: .seconds(60))
+        let run = try await InteropScript.run(
+            "ws_scenarios.py", ["call_flow", "--url", server.webSocketURL], timeout: .seconds(60))
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         await server.stop()
         let lines = server.log.split(separator: "\n").map(String.init)

@@ -4,8 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 /// `GET /health` and the browser client, through a live server built by `buildApplication`.
 @Suite("HTTP: health and the browser client")
@@ -62,7 +62,8 @@ struct HTTPTests {
 
     /// The files served are byte for byte the ones in Sources/BeMyEars/Services/BeMyEarsServer/Public (served as is).
     @Test func servesThePublicDirectoryUnchanged() async throws {
-        let source = Fixtures.repositoryRoot.appendingPathComponent("Sources/BeMyEars/Services/BeMyEarsServer/Public/app.js")
+        let source = Fixtures.repositoryRoot.appendingPathComponent(
+            "Sources/BeMyEars/Services/BeMyEarsServer/Public/app.js")
         let expected = try String(contentsOf: source, encoding: .utf8)
         try await app().test(.live) { client in
             try await client.execute(uri: "/app.js", method: .get) { response in

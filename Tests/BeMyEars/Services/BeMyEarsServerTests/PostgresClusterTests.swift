@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Two `bemyears-server` processes sharing one PostgreSQL (`--store postgres://…`): a call between a caller on
 /// one node and an interpreter on the other (a 60 KB OFFER through the bus), USERNAME_TAKEN across nodes, a
@@ -19,10 +19,13 @@ struct PostgresClusterTests {
         )
         let exitA = await nodeA.stop()
         let exitB = await nodeB.stop()
-        let details = "\(run.stdout)\n\(run.stderr)\n--- node A ---\n\(nodeA.log.suffix(3000))\n--- node B ---\n"
+        let details =
+            "\(run.stdout)\n\(run.stderr)\n--- node A ---\n\(nodeA.log.suffix(3000))\n--- node B ---\n"
             + "\(nodeB.log.suffix(3000))"
         #expect(run.status == 0 && run.result["ok"] as? Bool == true, Comment(rawValue: details))
-        #expect(exitA == 0 && exitB == 0, "the nodes did not shut down cleanly: \(String(describing: exitA)), \(String(describing: exitB))")
+        #expect(
+            exitA == 0 && exitB == 0,
+            "the nodes did not shut down cleanly: \(String(describing: exitA)), \(String(describing: exitB))")
         #expect(!nodeA.log.contains(database.tcpURL), "the database URL was logged")
     }
 }

@@ -1,8 +1,9 @@
 import BeMyEarsCore
-@testable import BeMyEarsServer
 import Logging
 import Synchronization
 import Testing
+
+@testable import BeMyEarsServer
 
 @Suite("Per-socket outgoing queue")
 struct SessionOutboxTests {

@@ -9,7 +9,9 @@ struct StoreLocationTests {
             try StoreLocation(parsing: "postgres://bme:pw@db.local:5432/bemyears")
                 == .postgres("postgres://bme:pw@db.local:5432/bemyears")
         )
-        #expect(try StoreLocation(parsing: "postgresql://localhost/bemyears") == .postgres("postgresql://localhost/bemyears"))
+        #expect(
+            try StoreLocation(parsing: "postgresql://localhost/bemyears")
+                == .postgres("postgresql://localhost/bemyears"))
     }
 
     /// Wrong values are refused with the syntax, and never echo a password.

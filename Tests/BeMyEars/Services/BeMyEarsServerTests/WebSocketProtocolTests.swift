@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The signaling protocol (BEMYEARS-PROTOCOL.md) as an independent client sees it: `ws_scenarios.py` (Python
 /// `websockets` 15.0.1) against the real `bemyears-server` executable, one fresh server per scenario.
@@ -13,9 +13,11 @@ struct WebSocketProtocolTests {
     @Test(
         "scenario",
         arguments: [
-            "registration",  // NOT_REGISTERED, INVALID_USERNAME, lowercase, USERNAME_TAKEN, BAD_STATE, UNKNOWN_TYPE, roles
+            // NOT_REGISTERED, INVALID_USERNAME, lowercase, USERNAME_TAKEN, BAD_STATE, UNKNOWN_TYPE, roles
+            "registration",
             "presence",  // PRESENCE after REGISTERED, on every change, byte order, removal on disconnect
-            "call_flow",  // CALL_REQUEST → RINGING → ACCEPT → OFFER/ANSWER/ICE relayed → HANGUP → CALL_ENDED → AVAILABLE
+            // CALL_REQUEST → RINGING → ACCEPT → OFFER/ANSWER/ICE relayed → HANGUP → CALL_ENDED → AVAILABLE
+            "call_flow",
             "decline",  // CALL_DECLINE forwarded, no CALL_ENDED, interpreter listed again
             "oversize",  // 65,536 bytes accepted; larger → ERROR + close 1009 (single frame, 1 MiB, fragmented)
             "garbage",  // not JSON / not an object / no string type / binary → ERROR PROTOCOL_ERROR + close 1002

@@ -1,8 +1,8 @@
 import CribCallProtocol
 import CribCallStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Database file, migrations and two processes on one file")
 struct DatabaseFileTests {

@@ -33,9 +33,11 @@ struct MonitorSettingsTests {
         #expect(stored.monitorName == "Nursery")
         #expect(stored.autoStream == .audioVideo)
         #expect(stored.autoStreamSec == 120)
-        #expect(stored.detectorConfiguration == (try SoundDetectorConfiguration(
-            threshold: 45, minDurationMs: 1200, cooldownSeconds: 30
-        )))
+        #expect(
+            stored.detectorConfiguration
+                == (try SoundDetectorConfiguration(
+                    threshold: 45, minDurationMs: 1200, cooldownSeconds: 30
+                )))
     }
 
     @Test(

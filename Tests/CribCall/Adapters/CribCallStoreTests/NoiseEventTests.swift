@@ -117,10 +117,12 @@ struct NoiseEventTests {
             seq: 42, eventId: "e42", kind: "noise", timestamp: baseMs, peakLevel: 77, autoStreamSessionId: "s9"
         )
         let live = record.message(monitorId: "M1", replayed: false)
-        #expect(live == NoiseEvent(
-            monitorId: "M1", timestamp: baseMs, peakLevel: 77, seq: 42, eventId: "e42", kind: "noise",
-            autoStreamSessionId: "s9", replayed: nil
-        ))
+        #expect(
+            live
+                == NoiseEvent(
+                    monitorId: "M1", timestamp: baseMs, peakLevel: 77, seq: 42, eventId: "e42", kind: "noise",
+                    autoStreamSessionId: "s9", replayed: nil
+                ))
         #expect(record.message(monitorId: "M1", replayed: true).replayed == true)
     }
 }

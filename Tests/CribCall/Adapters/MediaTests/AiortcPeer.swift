@@ -1,9 +1,10 @@
 import CribCallProtocol
 import Foundation
-@testable import Media
 import StreamMedia
-import Testing
 import TestSupport
+import Testing
+
+@testable import Media
 
 /// `Tests/Interop/webrtc/aiortc_peer.py`: aiortc (an independent WebRTC stack) answering one of our senders, with
 /// signaling as JSON lines on its stdin/stdout.
@@ -59,10 +60,11 @@ enum AiortcPeer {
             case .localDescription(let sdp):
                 aiortc.send(json(["type": "offer", "sdp": sdp]))
             case .localCandidate(let candidate):
-                aiortc.send(json([
-                    "type": "candidate", "candidate": candidate.candidate, "sdpMid": candidate.sdpMid ?? "",
-                    "sdpMLineIndex": candidate.sdpMLineIndex ?? 0,
-                ]))
+                aiortc.send(
+                    json([
+                        "type": "candidate", "candidate": candidate.candidate, "sdpMid": candidate.sdpMid ?? "",
+                        "sdpMLineIndex": candidate.sdpMLineIndex ?? 0,
+                    ]))
             default:
                 break
             }

@@ -7,8 +7,8 @@ import Foundation
 import Media
 import QUIC
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The first Listen after pairing must play (issue 20): a parent who taps Listen and hears nothing, with no error,
 /// is the worst failure a baby monitor can have.
@@ -36,8 +36,9 @@ struct FirstStreamTests {
         }
         let sorted = startTimes.sorted()
         #expect(sorted.count == Self.tries, "\(Self.tries - sorted.count) of \(Self.tries) first streams did not play")
-        print("first stream after pairing: \(sorted.count) of \(Self.tries) played; start p50 "
-            + "\(sorted.isEmpty ? .zero : sorted[sorted.count / 2]), max \(sorted.last ?? .zero)")
+        print(
+            "first stream after pairing: \(sorted.count) of \(Self.tries) played; start p50 "
+                + "\(sorted.isEmpty ? .zero : sorted[sorted.count / 2]), max \(sorted.last ?? .zero)")
     }
 
     /// Pairs a new monitor and listener, opens the listener's first stream and returns how long it took to play
@@ -85,11 +86,15 @@ struct FirstStreamTests {
         let playedAfter = ContinuousClock.now - requested
         guard case .streamStarted? = outcome else {
             await quic.shutdown()
-            Issue.record("try \(attempt) of \(tries): the first stream did not play: \(outcome.map { "\($0)" } ?? "no event in 30 s")")
+            Issue.record(
+                "try \(attempt) of \(tries): the first stream did not play: \(outcome.map { "\($0)" } ?? "no event in 30 s")"
+            )
             return nil
         }
         await listener.endStream(sessionId: sessionId)
-        _ = await heard.wait(timeout: .seconds(10)) { if case .streamEnded(_, sessionId, _) = $0 { true } else { false } }
+        _ = await heard.wait(timeout: .seconds(10)) {
+            if case .streamEnded(_, sessionId, _) = $0 { true } else { false }
+        }
         await quic.shutdown()
         return playedAfter
     }

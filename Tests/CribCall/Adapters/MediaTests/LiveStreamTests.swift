@@ -3,10 +3,11 @@ import CribCallProtocol
 import DeviceIdentity
 import Foundation
 import SoundDetection
-@testable import Media
 import StreamMedia
 import TestSupport
 import Testing
+
+@testable import Media
 
 /// Real webrtcbin pipelines on 127.0.0.1, one at a time (each costs a core while negotiating).
 @Suite(.serialized, .heavy("webrtcbin pipelines in real time, aiortc"))
@@ -19,10 +20,12 @@ struct LiveStreamTests {
         let engine = try GStreamerMediaEngine(
             configuration: .init(dtlsCertificate: certificate, audioSource: .test(.cry), iceAddresses: ["127.0.0.1"])
         )
-        guard let run = try await AiortcPeer.answer(
-            engine, sessionId: "interop-aiortc", mediaType: .audio,
-            arguments: ["--seconds", "2.5", "--timeout", "25"], timeout: .seconds(30)
-        ) else { return }
+        guard
+            let run = try await AiortcPeer.answer(
+                engine, sessionId: "interop-aiortc", mediaType: .audio,
+                arguments: ["--seconds", "2.5", "--timeout", "25"], timeout: .seconds(30)
+            )
+        else { return }
         let result_ = run.result
         let offer = run.offer
 
@@ -43,7 +46,9 @@ struct LiveStreamTests {
         #expect(!real.isEmpty)
         #expect(real.allSatisfy { $0.candidate.hasPrefix("candidate:") && $0.candidate.contains(" 127.0.0.1 ") })
         #expect(real.allSatisfy { $0.candidate.contains(" UDP ") || $0.candidate.contains(" udp ") })
-        #expect(candidates.allSatisfy { $0.sdpMid == "audio0" || $0.sdpMid == "0" } || candidates.allSatisfy { $0.sdpMid != nil })
+        #expect(
+            candidates.allSatisfy { $0.sdpMid == "audio0" || $0.sdpMid == "0" }
+                || candidates.allSatisfy { $0.sdpMid != nil })
         #expect(candidates.allSatisfy { $0.sdpMLineIndex == 0 })
         #expect(candidates.last?.candidate == "", "the end-of-candidates marker must come after every candidate")
         // aiortc decoded at least 2 s of audio.
@@ -57,7 +62,9 @@ struct LiveStreamTests {
         // Stopped by the test (AiortcPeer checked that it ended and released every GStreamer object).
         #expect(run.events.last?.endReason == "stopped")
         let firstFrame = result_["first_frame_ms"] ?? "?"
-        print("aiortc interop: flowing after \(run.flowingAfter.map { "\($0)" } ?? "-"), first frame at aiortc \(firstFrame) ms")
+        print(
+            "aiortc interop: flowing after \(run.flowingAfter.map { "\($0)" } ?? "-"), first frame at aiortc \(firstFrame) ms"
+        )
     }
 
     // MARK: - Swift ↔ Swift
@@ -109,8 +116,9 @@ struct LiveStreamTests {
         )
         let flowing = await receiverEvents.first(timeout: .seconds(20)) { $0.isFlowing || $0.isEnded }
         #expect(flowing?.isFlowing == true, "the receiver never decoded audio: \(receiverEvents.events)")
-        #expect(await senderEvents.first(timeout: .seconds(10)) { $0.isFlowing || $0.isEnded }?.isFlowing == true,
-                "sender: \(senderEvents.events)")
+        #expect(
+            await senderEvents.first(timeout: .seconds(10)) { $0.isFlowing || $0.isEnded }?.isFlowing == true,
+            "sender: \(senderEvents.events)")
         await receiver.stop()
         await sender.stop()
         #expect(await MediaTestSupport.released(receiver))
@@ -210,7 +218,9 @@ struct LiveStreamTests {
         let senderEvents = EventRecorder(sender) { event in
             switch event {
             case .localDescription(let sdp):
-                do { try await receiver.setRemoteDescription(sdp: tamper(sdp)) } catch { print("receiver refused the offer: \(error)") }
+                do { try await receiver.setRemoteDescription(sdp: tamper(sdp)) } catch {
+                    print("receiver refused the offer: \(error)")
+                }
             case .localCandidate(let candidate): try? await receiver.addRemoteCandidate(candidate)
             default: break
             }

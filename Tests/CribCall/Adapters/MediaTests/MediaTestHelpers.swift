@@ -2,11 +2,12 @@ import AudioCapture
 import CribCallProtocol
 import DeviceIdentity
 import Foundation
-@testable import Media
+import SoundDetection
 import StreamMedia
 import Synchronization
-import SoundDetection
 import Testing
+
+@testable import Media
 
 /// Collects a peer's events as they arrive and lets a test wait for one.
 final class EventRecorder: Sendable {
@@ -96,9 +97,11 @@ enum MediaTestSupport {
     }
 
     /// A listener's engine on 127.0.0.1 whose receivers send what they decode to `output`.
-    static func receiverEngine(_ output: GStreamerMediaEngine.ReceiverOutput = .discard) throws -> GStreamerMediaEngine {
+    static func receiverEngine(_ output: GStreamerMediaEngine.ReceiverOutput = .discard) throws -> GStreamerMediaEngine
+    {
         try GStreamerMediaEngine(
-            configuration: .init(dtlsCertificate: try certificate(), iceAddresses: ["127.0.0.1"], receiverOutput: output)
+            configuration: .init(
+                dtlsCertificate: try certificate(), iceAddresses: ["127.0.0.1"], receiverOutput: output)
         )
     }
 
@@ -124,7 +127,9 @@ struct WAVRecording {
 
     init(contentsOf url: URL) throws {
         let bytes = Array(try Data(contentsOf: url))
-        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func u32(_ at: Int) -> Int {
+            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
         guard bytes.count >= 44, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
         else { throw WAVError(description: "\(url.lastPathComponent) is not a WAV file (\(bytes.count) bytes)") }

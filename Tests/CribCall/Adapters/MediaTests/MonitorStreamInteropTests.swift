@@ -13,11 +13,13 @@ struct MonitorStreamInteropTests {
         else { return }
         let dataDirectory = try Subprocess.temporaryDirectory("monitor-stream-interop")
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let monitor = try BackgroundProcess(try Subprocess.builtProduct("cribcall"), [
-            "monitor", "--name", "Interop Nursery", "--data-dir", dataDirectory.path, "--port", "0",
-            "--host", "127.0.0.1", "--no-discovery", "--audio-source", "test:cry", "--ice-address", "127.0.0.1",
-            "--qr", "--json",
-        ])
+        let monitor = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            [
+                "monitor", "--name", "Interop Nursery", "--data-dir", dataDirectory.path, "--port", "0",
+                "--host", "127.0.0.1", "--no-discovery", "--audio-source", "test:cry", "--ice-address", "127.0.0.1",
+                "--qr", "--json",
+            ])
         let started = ContinuousClock.now
         var client: BackgroundProcess?
         do {
@@ -29,10 +31,12 @@ struct MonitorStreamInteropTests {
             let readyAfter = ContinuousClock.now - started
 
             let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/webrtc/stream_client.py").path
-            let peer = try BackgroundProcess(python, [
-                script, "--host", "127.0.0.1", "--port", String(port), "--qr", qrText, "--seconds", "3",
-                "--timeout", "40",
-            ])
+            let peer = try BackgroundProcess(
+                python,
+                [
+                    script, "--host", "127.0.0.1", "--port", String(port), "--qr", qrText, "--seconds", "3",
+                    "--timeout", "40",
+                ])
             client = peer
             try await peer.ready("stream_client.py") { Self.event($0) == "ready" }
             let status = await peer.waitForExit(timeout: .seconds(50))
@@ -73,8 +77,9 @@ struct MonitorStreamInteropTests {
             #expect(monitor.status == nil, "the monitor exited: \(monitor.errorOutput)")
 
             let firstFrame = events.first { $0["event"] as? String == "first_frame" }?["ms"] ?? "?"
-            print("monitor stream interop: ready after \(readyAfter), client first frame at \(firstFrame) ms, "
-                + "\(samples) samples, whole test \(ContinuousClock.now - started)")
+            print(
+                "monitor stream interop: ready after \(readyAfter), client first frame at \(firstFrame) ms, "
+                    + "\(samples) samples, whole test \(ContinuousClock.now - started)")
         } catch {
             await client?.stop()
             await monitor.stop()

@@ -1,13 +1,14 @@
 import CribCallProtocol
 import Foundation
-import Synchronization
-@testable import Media
 import StreamMedia
-import Testing
+import Synchronization
 import TestSupport
+import Testing
+
+@testable import Media
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cribcall listen --record PATH`: which file each stream gets (``RecordingFiles``), and what a Matroska recording
@@ -44,7 +45,9 @@ struct RecordingTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let files = try RecordingFiles(path: directory)
         #expect(files.format == .wav)
-        let names = try ["../../etc/x", "ab-1_Z", "", "ab-1_Z"].map { try files.create(sessionId: $0).lastPathComponent }
+        let names = try ["../../etc/x", "ab-1_Z", "", "ab-1_Z"].map {
+            try files.create(sessionId: $0).lastPathComponent
+        }
         #expect(names == ["______etc_x.wav", "ab-1_Z.wav", "stream.wav", "ab-1_Z-2.wav"])
         #expect(!FileManager.default.fileExists(atPath: "/etc/x.wav"))
     }
@@ -99,8 +102,9 @@ struct RecordingTests {
         let probe = try await Self.probe(file)
         let streams = probe["streams"] as? [[String: String]] ?? []
         let expectedVideo = codec == .h264 ? "h264" : "vp8"
-        #expect(streams.map { [$0["type"] ?? "", $0["codec"] ?? ""] } == [["audio", "opus"], ["video", expectedVideo]],
-                "\(probe)")
+        #expect(
+            streams.map { [$0["type"] ?? "", $0["codec"] ?? ""] } == [["audio", "opus"], ["video", expectedVideo]],
+            "\(probe)")
         let audio = probe["audio"] as? [String: Any] ?? [:]
         #expect((audio["seconds"] as? Double ?? 0) >= 2, "\(audio)")
         #expect(audio["sample_rate"] as? Int == 48_000)

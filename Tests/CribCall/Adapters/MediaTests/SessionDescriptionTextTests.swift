@@ -1,7 +1,8 @@
 import DeviceIdentity
 import Foundation
-@testable import Media
 import Testing
+
+@testable import Media
 
 struct SessionDescriptionTextTests {
     static let offer = [
@@ -14,7 +15,9 @@ struct SessionDescriptionTextTests {
     func replacesFingerprints() {
         let rewritten = SessionDescriptionText.replacingFingerprints(in: Self.offer, with: "sha-256 AA:BB")
         #expect(SessionDescriptionText.fingerprints(in: rewritten) == ["sha-256 AA:BB", "sha-256 AA:BB"])
-        #expect(rewritten.replacingOccurrences(of: "AA:BB", with: "00:11") == Self.offer.replacingOccurrences(of: "22:33", with: "00:11"))
+        #expect(
+            rewritten.replacingOccurrences(of: "AA:BB", with: "00:11")
+                == Self.offer.replacingOccurrences(of: "22:33", with: "00:11"))
         #expect(rewritten.hasSuffix("a=mid:video1\r\n"))
     }
 
@@ -31,9 +34,12 @@ struct SessionDescriptionTextTests {
         let own = certificate.sdpFingerprint
         #expect(SessionDescriptionText.sha256Fingerprint(of: certificate.certificateDER) == String(own.dropFirst(8)))
         #expect(SessionDescriptionText.fingerprintsMatch([own], certificateDER: certificate.certificateDER))
-        #expect(SessionDescriptionText.fingerprintsMatch([own.lowercased()], certificateDER: certificate.certificateDER))
+        #expect(
+            SessionDescriptionText.fingerprintsMatch([own.lowercased()], certificateDER: certificate.certificateDER))
         let other = try MediaTestSupport.certificate()
-        #expect(!SessionDescriptionText.fingerprintsMatch([other.sdpFingerprint], certificateDER: certificate.certificateDER))
+        #expect(
+            !SessionDescriptionText.fingerprintsMatch(
+                [other.sdpFingerprint], certificateDER: certificate.certificateDER))
         #expect(!SessionDescriptionText.fingerprintsMatch([], certificateDER: certificate.certificateDER))
         let sha1 = "sha-1 " + own.dropFirst(8)
         #expect(!SessionDescriptionText.fingerprintsMatch([sha1], certificateDER: certificate.certificateDER))

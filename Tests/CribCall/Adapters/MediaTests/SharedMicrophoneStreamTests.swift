@@ -4,8 +4,8 @@ import Media
 import SoundDetection
 import StreamMedia
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A monitor has one microphone: its live streams carry what the input publishes on its ``LiveAudioFeed`` (the
 /// audio sound detection hears), not a second capture of the device.
@@ -26,7 +26,8 @@ struct SharedMicrophoneStreamTests {
                 next += .milliseconds(20)
                 let wait = next - ContinuousClock.now
                 if wait > .zero {
-                    Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+                    Thread.sleep(
+                        forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
                 }
                 let frame = (0..<320).map { offset in
                     Float(0.4 * sin(2 * Double.pi * 700 * Double(index + offset) / 16_000))
@@ -75,12 +76,13 @@ struct SharedMicrophoneStreamTests {
         let listener = try GStreamerMediaEngine(
             configuration: .init(
                 dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
-                receiverOutput: .samples(.init { samples, _ in
-                    received.withLock {
-                        $0.samples += samples
-                        $0.calls += 1
-                    }
-                })
+                receiverOutput: .samples(
+                    .init { samples, _ in
+                        received.withLock {
+                            $0.samples += samples
+                            $0.calls += 1
+                        }
+                    })
             )
         )
         // Both recorders must live: each forwards its peer's descriptions and candidates to the other.

@@ -1,5 +1,6 @@
-@testable import Media
 import Testing
+
+@testable import Media
 
 /// The weak-link decision (reports in, `.reduce` / `.restore` out) without pipelines, and the weak-link format.
 struct VideoLinkAdaptationTests {

@@ -1,6 +1,7 @@
-@testable import Media
 import TestSupport
 import Testing
+
+@testable import Media
 
 /// Reading the report blocks of RTCP sender/receiver reports, and keeping the video's worst loss between polls.
 struct VideoReceiverReportsTests {
@@ -34,9 +35,10 @@ struct VideoReceiverReportsTests {
     }
 
     /// A compound packet as a GStreamer receiver sends it: RR with blocks on the audio and the video, then SDES.
-    static let compound = receiverReport([
-        block(audio, fraction: 0, lost: 0), block(video, fraction: 51, lost: 120),
-    ]) + packet(type: 202, count: 1, body: word(0xAAAA_0001) + [1, 4] + Array("host".utf8) + [0, 0])
+    static let compound =
+        receiverReport([
+            block(audio, fraction: 0, lost: 0), block(video, fraction: 51, lost: 120),
+        ]) + packet(type: 202, count: 1, body: word(0xAAAA_0001) + [1, 4] + Array("host".utf8) + [0, 0])
 
     @Test("the blocks of a receiver report in a compound packet are read, with the fraction as a share of 256")
     func receiverReportBlocks() {
@@ -59,7 +61,8 @@ struct VideoReceiverReportsTests {
         let pli = Self.packet(type: 206, count: 1, body: Self.word(1) + Self.word(Self.video))
         #expect(VideoReceiverReports.reportBlocks(in: pli).isEmpty)
         #expect(VideoReceiverReports.reportBlocks(in: Array(Self.compound.prefix(20))).isEmpty)
-        let truncated = Self.receiverReport([Self.block(Self.video, fraction: 10, lost: 1)])
+        let truncated =
+            Self.receiverReport([Self.block(Self.video, fraction: 10, lost: 1)])
             + Array(Self.compound.prefix(30))
         #expect(VideoReceiverReports.reportBlocks(in: truncated).count == 1)
         // A count larger than the packet holds reads only the blocks that are there.

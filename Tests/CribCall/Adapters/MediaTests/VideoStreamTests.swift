@@ -3,10 +3,11 @@ import CribCallProtocol
 import DeviceIdentity
 import Foundation
 import SoundDetection
-@testable import Media
 import StreamMedia
 import TestSupport
 import Testing
+
+@testable import Media
 
 /// `audio_video` streams: a second m-line with H.264 (payload type 102) or VP8 (96) after the Opus one. Small video
 /// (320x240 at 15 fps) so two pipelines and aiortc fit on two cores; the weak-link tests send 1280x720 at 10 fps.
@@ -57,10 +58,13 @@ struct VideoStreamTests {
     )
     func aiortcDecodesVideoAndAudio(codec: GStreamerMediaEngine.VideoCodec) async throws {
         let engine = try Self.monitorEngine(codec: codec)
-        guard let run = try await AiortcPeer.answer(
-            engine, sessionId: "video-aiortc", mediaType: .audioVideo,
-            arguments: ["--video", "--seconds", "2.5", "--timeout", "30", "--video-frames", "10"], timeout: .seconds(35)
-        ) else { return }
+        guard
+            let run = try await AiortcPeer.answer(
+                engine, sessionId: "video-aiortc", mediaType: .audioVideo,
+                arguments: ["--video", "--seconds", "2.5", "--timeout", "30", "--video-frames", "10"],
+                timeout: .seconds(35)
+            )
+        else { return }
 
         #expect(Self.mediaKinds(run.offer) == ["audio", "video"], "offer:\n\(run.offer)")
         let video = Self.videoSection(run.offer)
@@ -93,8 +97,9 @@ struct VideoStreamTests {
         #expect((run.result["seconds"] as? Double ?? 0) >= 2.0)
         #expect((run.result["samples"] as? Int ?? 0) >= 2 * 48_000)
         #expect(run.encodedFrames >= videoFrames, "the sender encoded \(run.encodedFrames) frames")
-        print("aiortc \(codec) video interop: \(videoFrames) frames (first at "
-            + "\(run.result["first_video_frame_ms"] ?? "?") ms), sender encoded \(run.encodedFrames)")
+        print(
+            "aiortc \(codec) video interop: \(videoFrames) frames (first at "
+                + "\(run.result["first_video_frame_ms"] ?? "?") ms), sender encoded \(run.encodedFrames)")
     }
 
     @Test("on a weak link (20 % video loss) the sender drops to 854x480, aiortc keeps decoding, then 720p returns")
@@ -105,14 +110,16 @@ struct VideoStreamTests {
         #expect(reduced == .init(width: 854, height: 480, framesPerSecond: 10))
         // A good link for 10 frames (720p), then 20 % loss until 10 frames at 480p have been decoded (about 3–4 s of
         // loss before the switch down), then a good link until 10 frames at 720p (10 s before the switch back).
-        guard let run = try await AiortcPeer.answer(
-            engine, sessionId: "video-weak-link", mediaType: .audioVideo,
-            arguments: [
-                "--video", "--seconds", "1", "--timeout", "60", "--video-frames", "10",
-                "--drop-video", "0.2", "--drop-after", "10", "--until-size", "854x480", "--then-size", "1280x720",
-            ],
-            timeout: .seconds(65)
-        ) else { return }
+        guard
+            let run = try await AiortcPeer.answer(
+                engine, sessionId: "video-weak-link", mediaType: .audioVideo,
+                arguments: [
+                    "--video", "--seconds", "1", "--timeout", "60", "--video-frames", "10",
+                    "--drop-video", "0.2", "--drop-after", "10", "--until-size", "854x480", "--then-size", "1280x720",
+                ],
+                timeout: .seconds(65)
+            )
+        else { return }
 
         #expect(run.result["error"] == nil, "aiortc: \(run.result["error"] ?? "")\n\(run.log)")
         let changes = (run.result["video_size_changes"] as? [[String: Any]] ?? []).compactMap { $0["size"] as? String }
@@ -123,8 +130,9 @@ struct VideoStreamTests {
         #expect((atSize["854x480"] ?? 0) >= 10, "frames per size since the loss started: \(atSize)")
         #expect((run.result["loss_stopped_at_frame"] as? Int) != nil, "the loss never stopped:\n\(run.log)")
         #expect((run.result["dropped_video_packets"] as? Int ?? 0) > 0)
-        print("weak link: sizes \(changes), frames per size \(atSize), "
-            + "\(run.result["dropped_video_packets"] ?? 0) packets dropped")
+        print(
+            "weak link: sizes \(changes), frames per size \(atSize), "
+                + "\(run.result["dropped_video_packets"] ?? 0) packets dropped")
     }
 
     @Test(
@@ -181,8 +189,9 @@ struct VideoStreamTests {
         #expect(await senderEvents.finished())
         #expect(await MediaTestSupport.released(receiver))
         #expect(await MediaTestSupport.released(sender))
-        print("Swift weak link: sent \(sent.sentSizes), decoded \(decoded.decodedSizes), "
-            + "\(decoded.decodedFrames(at: hd)) frames at 720p, \(decoded.decodedFrames(at: reduced)) at 480p")
+        print(
+            "Swift weak link: sent \(sent.sentSizes), decoded \(decoded.decodedSizes), "
+                + "\(decoded.decodedFrames(at: hd)) frames at 720p, \(decoded.decodedFrames(at: reduced)) at 480p")
     }
 
     @Test("an audio sender still offers audio only, and an audio_video one from a missing camera fails clearly")

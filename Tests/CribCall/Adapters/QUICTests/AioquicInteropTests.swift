@@ -5,8 +5,8 @@ import DeviceIdentity
 import Foundation
 import QUIC
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The QUIC control channel against an independent implementation nobody here wrote: aioquic (Python), driven
 /// through Tests/Interop/quic/cribcall_peer.py.
@@ -86,10 +86,12 @@ struct AioquicInteropTests {
     func runClient(
         port: Int, identity: (cert: String, key: String, fingerprint: String), pin: String, arguments: [String]
     ) async throws -> (status: Int32?, events: [[String: Any]]) {
-        let process = try BackgroundProcess(try python(), [
-            Self.peerScript, "client", "--host", "127.0.0.1", "--port", "\(port)", "--cert", identity.cert,
-            "--key", identity.key, "--pin", pin, "--timeout", "8",
-        ] + arguments)
+        let process = try BackgroundProcess(
+            try python(),
+            [
+                Self.peerScript, "client", "--host", "127.0.0.1", "--port", "\(port)", "--cert", identity.cert,
+                "--key", identity.key, "--pin", pin, "--timeout", "8",
+            ] + arguments)
         try await process.ready("cribcall_peer.py client") { $0.contains(#""event":"ready""#) }
         let status = await process.waitForExit(timeout: .seconds(20))
         return (status, try process.output.map { try json($0) })
@@ -107,8 +109,9 @@ struct AioquicInteropTests {
     func aioquicClientPing() async throws {
         let client = try await pythonIdentity("client")
         let server = try await SwiftMonitor(identity: monitor, trusted: [client.fingerprint])
-        let result = try await runClient(port: server.quic.port, identity: client, pin: monitor.fingerprint.hex,
-                                         arguments: ["--send-json", #"{"timestamp":123,"type":"PING"}"#, "--expect", "1"])
+        let result = try await runClient(
+            port: server.quic.port, identity: client, pin: monitor.fingerprint.hex,
+            arguments: ["--send-json", #"{"timestamp":123,"type":"PING"}"#, "--expect", "1"])
         await server.stop()
         #expect(result.status == 0)
         let handshake = result.events.first { $0["event"] as? String == "handshake" }
@@ -119,23 +122,30 @@ struct AioquicInteropTests {
     }
 
     /// Each PROTOCOL.md §4 error case as seen by the aioquic client: the ERROR frame, then the close code.
-    @Test("aioquic client → Swift monitor: every error case gives the exact ERROR frame and close code", arguments: [
-        ("untrusted PING", false, ["--send-json", #"{"timestamp":1,"type":"PING"}"#], 2, "PING", 2),
-        ("untrusted known non-pairing type", false, ["--send-json", #"{"afterSeq":0,"type":"EVENTS_SINCE"}"#], 2,
-         "EVENTS_SINCE", 2),
-        ("untrusted unknown type", false, ["--send-json", #"{"type":"NOPE"}"#], 3, "NOPE", 3),
-        ("length 0", true, ["--send-raw-hex", "00000000"], 1, nil, 1),
-        ("length over 262144", true, ["--send-raw-hex", "00040001"], 1, nil, 1),
-        ("invalid JSON", true, ["--send-text", "{not json"], 1, nil, 1),
-        ("no type", true, ["--send-json", #"{"timestamp":1}"#], 1, nil, 1),
-        ("malformed PING", true, ["--send-json", #"{"type":"PING"}"#], 1, "PING", 1),
-    ] as [(String, Bool, [String], Int, String?, Int)])
-    func errorCases(name: String, trusted: Bool, sends: [String], code: Int, inReplyTo: String?, close: Int) async throws {
+    @Test(
+        "aioquic client → Swift monitor: every error case gives the exact ERROR frame and close code",
+        arguments: [
+            ("untrusted PING", false, ["--send-json", #"{"timestamp":1,"type":"PING"}"#], 2, "PING", 2),
+            (
+                "untrusted known non-pairing type", false, ["--send-json", #"{"afterSeq":0,"type":"EVENTS_SINCE"}"#], 2,
+                "EVENTS_SINCE", 2
+            ),
+            ("untrusted unknown type", false, ["--send-json", #"{"type":"NOPE"}"#], 3, "NOPE", 3),
+            ("length 0", true, ["--send-raw-hex", "00000000"], 1, nil, 1),
+            ("length over 262144", true, ["--send-raw-hex", "00040001"], 1, nil, 1),
+            ("invalid JSON", true, ["--send-text", "{not json"], 1, nil, 1),
+            ("no type", true, ["--send-json", #"{"timestamp":1}"#], 1, nil, 1),
+            ("malformed PING", true, ["--send-json", #"{"type":"PING"}"#], 1, "PING", 1),
+        ] as [(String, Bool, [String], Int, String?, Int)])
+    func errorCases(name: String, trusted: Bool, sends: [String], code: Int, inReplyTo: String?, close: Int)
+        async throws
+    {
         let client = try await pythonIdentity("client-\(UUID().uuidString.prefix(8))")
         let server = try await SwiftMonitor(identity: monitor, trusted: trusted ? [client.fingerprint] : [])
         // Expect one frame more than the ERROR, so the client stays until the monitor closes.
-        let result = try await runClient(port: server.quic.port, identity: client, pin: monitor.fingerprint.hex,
-                                         arguments: sends + ["--expect", "2"])
+        let result = try await runClient(
+            port: server.quic.port, identity: client, pin: monitor.fingerprint.hex,
+            arguments: sends + ["--expect", "2"])
         await server.stop()
         let error = try #require(frames(result.events).first, "\(name): no ERROR frame: \(result.events)")
         #expect(error["type"] as? String == "ERROR")
@@ -153,9 +163,12 @@ struct AioquicInteropTests {
     func trustedUnknownStaysOpen() async throws {
         let client = try await pythonIdentity("client")
         let server = try await SwiftMonitor(identity: monitor, trusted: [client.fingerprint])
-        let result = try await runClient(port: server.quic.port, identity: client, pin: monitor.fingerprint.hex,
-                                         arguments: ["--send-json", #"{"type":"NOPE"}"#,
-                                                     "--send-json", #"{"timestamp":7,"type":"PING"}"#, "--expect", "2"])
+        let result = try await runClient(
+            port: server.quic.port, identity: client, pin: monitor.fingerprint.hex,
+            arguments: [
+                "--send-json", #"{"type":"NOPE"}"#,
+                "--send-json", #"{"timestamp":7,"type":"PING"}"#, "--expect", "2",
+            ])
         await server.stop()
         let received = frames(result.events)
         #expect(received.count == 2)
@@ -169,8 +182,9 @@ struct AioquicInteropTests {
         let client = try await pythonIdentity("client")
         let server = try await SwiftMonitor(identity: monitor, trusted: [client.fingerprint])
         let wrongPin = String(repeating: "ab", count: 32)
-        let result = try await runClient(port: server.quic.port, identity: client, pin: wrongPin,
-                                         arguments: ["--send-json", #"{"timestamp":1,"type":"PING"}"#])
+        let result = try await runClient(
+            port: server.quic.port, identity: client, pin: wrongPin,
+            arguments: ["--send-json", #"{"timestamp":1,"type":"PING"}"#])
         try await Task.sleep(for: .milliseconds(200))
         let seen = server.connectionsSeen
         await server.stop()
@@ -179,13 +193,15 @@ struct AioquicInteropTests {
         #expect(seen == 0)
     }
 
-    @Test("aioquic clients without our ALPN or without a certificate are refused in the handshake",
-          arguments: [["--alpn", "h3"], ["--alpn", ""], ["--no-cert"]])
+    @Test(
+        "aioquic clients without our ALPN or without a certificate are refused in the handshake",
+        arguments: [["--alpn", "h3"], ["--alpn", ""], ["--no-cert"]])
     func refusedHandshakes(_ flags: [String]) async throws {
         let client = try await pythonIdentity("client")
         let server = try await SwiftMonitor(identity: monitor, trusted: [client.fingerprint])
-        let result = try await runClient(port: server.quic.port, identity: client, pin: monitor.fingerprint.hex,
-                                         arguments: flags + ["--send-json", #"{"timestamp":1,"type":"PING"}"#, "--expect", "1"])
+        let result = try await runClient(
+            port: server.quic.port, identity: client, pin: monitor.fingerprint.hex,
+            arguments: flags + ["--send-json", #"{"timestamp":1,"type":"PING"}"#, "--expect", "1"])
         try await Task.sleep(for: .milliseconds(200))
         let seen = server.connectionsSeen
         await server.stop()
@@ -197,10 +213,13 @@ struct AioquicInteropTests {
     func swiftClientAgainstAioquic() async throws {
         let server = try await pythonIdentity("server")
         let trustedClient = try DeviceIdentity.generate(now: Date())
-        let process = try BackgroundProcess(try python(), [
-            Self.peerScript, "server", "--host", "127.0.0.1", "--port", "0", "--cert", server.cert, "--key", server.key,
-            "--trusted", trustedClient.fingerprint.hex,
-        ])
+        let process = try BackgroundProcess(
+            try python(),
+            [
+                Self.peerScript, "server", "--host", "127.0.0.1", "--port", "0", "--cert", server.cert, "--key",
+                server.key,
+                "--trusted", trustedClient.fingerprint.hex,
+            ])
         defer { Task { await process.stop() } }
         let listening = try await process.ready("cribcall_peer.py server") { $0.contains("\"listening\"") }
         let port = try #require(try json(listening)["port"] as? Int)
@@ -237,9 +256,12 @@ struct AioquicInteropTests {
     @Test("Swift client pinning another fingerprint aborts against aioquic, and aioquic receives no frame")
     func swiftPinMismatchAgainstAioquic() async throws {
         let server = try await pythonIdentity("server")
-        let process = try BackgroundProcess(try python(), [
-            Self.peerScript, "server", "--host", "127.0.0.1", "--port", "0", "--cert", server.cert, "--key", server.key,
-        ])
+        let process = try BackgroundProcess(
+            try python(),
+            [
+                Self.peerScript, "server", "--host", "127.0.0.1", "--port", "0", "--cert", server.cert, "--key",
+                server.key,
+            ])
         let listening = try await process.ready("cribcall_peer.py server") { $0.contains("\"listening\"") }
         let port = try #require(try json(listening)["port"] as? Int)
         let connector = try QUICConnector(identity: try DeviceIdentity.generate(now: Date()))

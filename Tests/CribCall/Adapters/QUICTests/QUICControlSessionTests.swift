@@ -44,14 +44,19 @@ struct QUICControlSessionTests {
         server.cancel()
     }
 
-    @Test("error cases", arguments: [
-        ("unknown client PING", false, #"{"timestamp":1,"type":"PING"}"#, ErrorCode.unauthorized, "PING" as String?, true),
-        ("unknown client, unknown type", false, #"{"type":"NOPE"}"#, .unsupportedMessage, "NOPE", true),
-        ("invalid JSON", true, "{oops", .protocolError, nil, true),
-        ("no type", true, #"{"timestamp":1}"#, .protocolError, nil, true),
-        ("not an object", true, "[1]", .protocolError, nil, true),
-        ("trusted, unknown type stays open", true, #"{"type":"NOPE"}"#, .unsupportedMessage, "NOPE", false),
-    ] as [(String, Bool, String, ErrorCode, String?, Bool)])
+    @Test(
+        "error cases",
+        arguments: [
+            (
+                "unknown client PING", false, #"{"timestamp":1,"type":"PING"}"#, ErrorCode.unauthorized,
+                "PING" as String?, true
+            ),
+            ("unknown client, unknown type", false, #"{"type":"NOPE"}"#, .unsupportedMessage, "NOPE", true),
+            ("invalid JSON", true, "{oops", .protocolError, nil, true),
+            ("no type", true, #"{"timestamp":1}"#, .protocolError, nil, true),
+            ("not an object", true, "[1]", .protocolError, nil, true),
+            ("trusted, unknown type stays open", true, #"{"type":"NOPE"}"#, .unsupportedMessage, "NOPE", false),
+        ] as [(String, Bool, String, ErrorCode, String?, Bool)])
     func errorCase(name: String, trusted: Bool, payload: String, code: ErrorCode, inReplyTo: String?, closes: Bool)
         async throws
     {
@@ -82,7 +87,8 @@ struct QUICControlSessionTests {
             await #expect(throws: ControlProtocolError.self) {
                 try await connection.send([UInt8](repeating: 0x20, count: ControlFrame.maxPayloadLength + 1))
             }
-            let maximum = Array(#"{"timestamp":3,"type":"PING","pad":""#.utf8)
+            let maximum =
+                Array(#"{"timestamp":3,"type":"PING","pad":""#.utf8)
                 + [UInt8](repeating: 0x61, count: ControlFrame.maxPayloadLength - 40) + Array(#""}"#.utf8)
             try await connection.send(maximum)
             var frames = connection.inbound.makeAsyncIterator()

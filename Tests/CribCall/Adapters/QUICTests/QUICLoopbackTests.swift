@@ -68,8 +68,9 @@ struct QUICLoopbackTests {
     func pingPong() async throws {
         let server = try await EchoServer(identity: monitor)
         let connector = try QUICConnector(identity: listener)
-        let connection = try await connector.connect(host: "127.0.0.1", port: server.quic.port,
-                                                     pinnedFingerprint: monitor.fingerprint)
+        let connection = try await connector.connect(
+            host: "127.0.0.1", port: server.quic.port,
+            pinnedFingerprint: monitor.fingerprint)
         #expect(connection.peer.fingerprint == monitor.fingerprint)
         #expect(connection.peer.publicKeySPKI == monitor.publicKeySPKI)
         try await connection.send(.ping(Ping(timestamp: 123)))
@@ -125,8 +126,8 @@ struct QUICLoopbackTests {
             .connect(host: "::1", port: server.quic.port, pinnedFingerprint: monitor.fingerprint)
         try await connection.send(.ping(Ping(timestamp: 6)))
         var frames = connection.inbound.makeAsyncIterator()
-        #expect(try await frames.next(
-            ).map { try ControlMessageCodec.decode(payload: $0) } == .pong(Ping(timestamp: 6))
+        #expect(
+            try await frames.next().map { try ControlMessageCodec.decode(payload: $0) } == .pong(Ping(timestamp: 6))
         )
         await connection.close(code: 0)
         _ = await server.stop()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A connection under 20 % packet loss in each direction, between two network namespaces.
 ///
@@ -15,17 +15,25 @@ struct QUICLossTests {
         let namespaces = try await NetworkNamespaces(lossPercent: 20)
         defer { namespaces.remove() }
         let probe = try Subprocess.builtProduct("quic-probe")
-        let server = try BackgroundProcess("ip", ["netns", "exec", namespaces.server, probe, "server",
-                                                  "--host", namespaces.serverAddress])
+        let server = try BackgroundProcess(
+            "ip",
+            [
+                "netns", "exec", namespaces.server, probe, "server",
+                "--host", namespaces.serverAddress,
+            ])
         defer { Task { await server.stop() } }
         let listening = try await server.ready("quic-probe server") { $0.contains(#""event":"listening""#) }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(listening.utf8)) as? [String: Any])
         let port = try #require(object["port"] as? Int)
         let fingerprint = try #require(object["fingerprint"] as? String)
 
-        let client = try BackgroundProcess("ip", ["netns", "exec", namespaces.client, probe, "client",
-                                                  "--host", namespaces.serverAddress, "--port", "\(port)",
-                                                  "--pin", fingerprint, "--frames", "1000"])
+        let client = try BackgroundProcess(
+            "ip",
+            [
+                "netns", "exec", namespaces.client, probe, "client",
+                "--host", namespaces.serverAddress, "--port", "\(port)",
+                "--pin", fingerprint, "--frames", "1000",
+            ])
         let status = await client.waitForExit(timeout: .seconds(120))
         #expect(status == 0, "client: \(client.output) \(client.errorOutput)")
         let result = client.output.first { $0.contains(#""event":"result""#) }
@@ -53,8 +61,10 @@ struct NetworkNamespaces {
         let root = getuid() == 0
         let tools = (try? Subprocess.resolve("ip")) != nil && (try? Subprocess.resolve("nft")) != nil
         if root && tools { return true }
-        FileHandle.standardError.write(Data(
-            "WARNING: SKIPPING \(test): it needs root and the ip and nft commands (make test installs them; CI runs as root)\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "WARNING: SKIPPING \(test): it needs root and the ip and nft commands (make test installs them; CI runs as root)\n"
+                    .utf8))
         return false
     }
 
@@ -110,9 +120,11 @@ struct NetworkNamespaces {
     func droppedPackets() async -> Int {
         var total = 0
         for namespace in [server, client] {
-            let listing = (try? await Subprocess.run("ip", ["netns", "exec", namespace, "nft", "list", "ruleset"]))?
+            let listing =
+                (try? await Subprocess.run("ip", ["netns", "exec", namespace, "nft", "list", "ruleset"]))?
                 .stdoutText ?? ""
-            total += listing.components(separatedBy: "counter packets ").dropFirst().first?
+            total +=
+                listing.components(separatedBy: "counter packets ").dropFirst().first?
                 .split(separator: " ").first.flatMap { Int($0) } ?? 0
         }
         return total

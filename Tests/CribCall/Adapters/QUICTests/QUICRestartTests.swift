@@ -4,8 +4,8 @@ import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
 import QUIC
-import Testing
 import TestSupport
+import Testing
 
 /// What a listener sees when its monitor crashes and comes back: the restarted monitor knows nothing of the old
 /// connection, so it answers with a stateless reset (RFC 9000 §10.3), whose token is derived from the device key
@@ -20,11 +20,16 @@ struct QUICRestartTests {
         let monitorDirectory = directory.appendingPathComponent("monitor").path
 
         func startMonitor(port: Int) async throws -> (BackgroundProcess, Int, CertificateFingerprint) {
-            let process = try BackgroundProcess(probe, ["server", "--host", "127.0.0.1", "--port", "\(port)",
-                                                        "--data-dir", monitorDirectory])
+            let process = try BackgroundProcess(
+                probe,
+                [
+                    "server", "--host", "127.0.0.1", "--port", "\(port)",
+                    "--data-dir", monitorDirectory,
+                ])
             let listening = try await process.ready("quic-probe server") { $0.contains(#""event":"listening""#) }
             let object = try #require(try JSONSerialization.jsonObject(with: Data(listening.utf8)) as? [String: Any])
-            let fingerprint = try #require((object["fingerprint"] as? String).flatMap { CertificateFingerprint(hex: $0) })
+            let fingerprint = try #require(
+                (object["fingerprint"] as? String).flatMap { CertificateFingerprint(hex: $0) })
             return (process, try #require(object["port"] as? Int), fingerprint)
         }
 
@@ -34,7 +39,8 @@ struct QUICRestartTests {
             .connect(host: "127.0.0.1", port: port, pinnedFingerprint: fingerprint)
         try await connection.send(.ping(Ping(timestamp: 1)))
         var frames = connection.inbound.makeAsyncIterator()
-        #expect(try await frames.next().map { try ControlMessageCodec.decode(payload: $0) } == .pong(Ping(timestamp: 1)))
+        #expect(
+            try await frames.next().map { try ControlMessageCodec.decode(payload: $0) } == .pong(Ping(timestamp: 1)))
 
         kill(first.processIdentifier, SIGKILL)  // a crash: no CONNECTION_CLOSE is sent
         await first.waitForExit()

@@ -5,7 +5,8 @@ import Testing
 struct AuthorizationPolicyTests {
     @Test("an untrusted client may send exactly the three pairing requests", arguments: ControlMessageType.allCases)
     func untrustedKnownTypes(_ type: ControlMessageType) {
-        let decision = AuthorizationPolicy.decide(type: type, typeName: type.rawValue, role: .monitor, trust: .untrusted)
+        let decision = AuthorizationPolicy.decide(
+            type: type, typeName: type.rawValue, role: .monitor, trust: .untrusted)
         if [.pairRequest, .pinPairingInit, .pinSubmit].contains(type) {
             #expect(decision == .process)
         } else {
@@ -20,8 +21,9 @@ struct AuthorizationPolicyTests {
 
     @Test("an untrusted PING is UNAUTHORIZED and closes (code 2)")
     func untrustedPing() {
-        guard case .reject(let code, let close, let message) = AuthorizationPolicy.decide(
-            .ping(Ping(timestamp: 1)), role: .monitor, trust: .untrusted)
+        guard
+            case .reject(let code, let close, let message) = AuthorizationPolicy.decide(
+                .ping(Ping(timestamp: 1)), role: .monitor, trust: .untrusted)
         else {
             Issue.record("PING must be rejected")
             return
@@ -44,8 +46,9 @@ struct AuthorizationPolicyTests {
         }
     }
 
-    @Test("a trusted listener may send every listener type; monitor-only types are UNSUPPORTED, kept open",
-          arguments: ControlMessageType.allCases)
+    @Test(
+        "a trusted listener may send every listener type; monitor-only types are UNSUPPORTED, kept open",
+        arguments: ControlMessageType.allCases)
     func trustedTypes(_ type: ControlMessageType) {
         let decision = AuthorizationPolicy.decide(type: type, typeName: type.rawValue, role: .monitor, trust: .trusted)
         if type.isSentByListener {
@@ -58,10 +61,12 @@ struct AuthorizationPolicyTests {
         }
     }
 
-    @Test("a listener processes what monitors send and answers anything else UNSUPPORTED, open",
-          arguments: ControlMessageType.allCases)
+    @Test(
+        "a listener processes what monitors send and answers anything else UNSUPPORTED, open",
+        arguments: ControlMessageType.allCases)
     func listenerSide(_ type: ControlMessageType) {
-        let decision = AuthorizationPolicy.decide(type: type, typeName: type.rawValue, role: .listener, trust: .untrusted)
+        let decision = AuthorizationPolicy.decide(
+            type: type, typeName: type.rawValue, role: .listener, trust: .untrusted)
         if type.isSentByMonitor {
             #expect(decision == .process)
         } else {
@@ -75,8 +80,10 @@ struct AuthorizationPolicyTests {
     @Test("peer-chosen type names are cut short in error messages")
     func longTypeNameIsTruncated() {
         let name = String(repeating: "A", count: 10_000)
-        guard case .reject(_, _, let message) = AuthorizationPolicy.decide(type: nil, typeName: name, role: .monitor,
-                                                                          trust: .trusted)
+        guard
+            case .reject(_, _, let message) = AuthorizationPolicy.decide(
+                type: nil, typeName: name, role: .monitor,
+                trust: .trusted)
         else { return }
         #expect(message.count < 200)
     }

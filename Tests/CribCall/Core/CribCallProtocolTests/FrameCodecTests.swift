@@ -1,8 +1,8 @@
 import CanonicalJSON
 import CribCallProtocol
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("ControlFrame: 4-byte big-endian length + 1…262,144 bytes of JSON")
 struct FrameCodecTests {

@@ -1,7 +1,7 @@
 import Foundation
 import FuzzHarness
-import Testing
 import TestSupport
+import Testing
 
 /// Runs the libFuzzer harness's invariants in every `make test`: over the committed seeds and a deterministic
 /// stream of mutations of them (the long randomized run is `make fuzz`).
@@ -28,7 +28,7 @@ struct FuzzHarnessTests {
         let seeds = try Self.seeds()
         var state: UInt64 = 0x5EED
         func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return state >> 11
         }
         for _ in 0..<20_000 {

@@ -13,19 +13,25 @@ struct MessageCodecTests {
 
     /// One example of every message the protocol knows, with optional fields both set and absent.
     static let examples: [ControlMessage] = [
-        .pairRequest(PairRequest(listenerId: "L1", listenerName: "Dad’s Phone", listenerPublicKey: "AAAA",
-                                 listenerCertFingerprint: "ab", authTag: "tag")),
+        .pairRequest(
+            PairRequest(
+                listenerId: "L1", listenerName: "Dad’s Phone", listenerPublicKey: "AAAA",
+                listenerCertFingerprint: "ab", authTag: "tag")),
         .pairAccepted(PairAccepted(monitorId: "M1", confirmTag: "c")),
         .pairAccepted(PairAccepted(monitorId: "M1", confirmTag: nil)),
         .pairRejected(PairRejected(reason: .invalidPIN, attemptsRemaining: 2)),
         .pairRejected(PairRejected(reason: .expired)),
-        .pinPairingInit(PinPairingInit(listenerId: "L1", listenerName: "n", protocolVersion: 1,
-                                       listenerCertFingerprint: "f", nonce: "bm9uY2U=")),
+        .pinPairingInit(
+            PinPairingInit(
+                listenerId: "L1", listenerName: "n", protocolVersion: 1,
+                listenerCertFingerprint: "f", nonce: "bm9uY2U=")),
         .pinRequired(PinRequired(pairingSessionId: "PS1", pakeMsgA: "YQ==", expiresInSec: 60, maxAttempts: 3)),
         .pinSubmit(PinSubmit(pairingSessionId: "PS1", pakeMsgB: "Yg==", transcript: transcript, authTag: "t")),
         .noiseEvent(NoiseEvent(monitorId: "M1", timestamp: 1_790_000_000_123, peakLevel: 85, seq: 7, eventId: "e7")),
-        .noiseEvent(NoiseEvent(monitorId: "M1", timestamp: 1, peakLevel: 60, seq: 8, eventId: "e8", kind: "cry",
-                               autoStreamSessionId: "auto-1", replayed: true)),
+        .noiseEvent(
+            NoiseEvent(
+                monitorId: "M1", timestamp: 1, peakLevel: 60, seq: 8, eventId: "e8", kind: "cry",
+                autoStreamSessionId: "auto-1", replayed: true)),
         .eventsSince(EventsSince(afterSeq: 41)),
         .startStreamRequest(StartStreamRequest(sessionId: "S123", mediaType: .audioVideo)),
         .startStreamResponse(StartStreamResponse(sessionId: "S123", accepted: false, reason: "busy")),
@@ -34,9 +40,14 @@ struct MessageCodecTests {
         .streamEndingSoon(StreamEndingSoon(sessionId: "S123", secondsRemaining: 10)),
         .webrtcOffer(SessionDescription(sessionId: "S123", sdp: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\n")),
         .webrtcAnswer(SessionDescription(sessionId: "S123", sdp: "v=0\r\n")),
-        .webrtcIce(IceCandidateMessage(sessionId: "S123", candidate: .init(
-            candidate: "candidate:1 1 UDP 2122252543 192.168.1.20 50000 typ host", sdpMid: "0", sdpMLineIndex: 0))),
-        .webrtcIce(IceCandidateMessage(sessionId: "S123", candidate: .init(candidate: "", sdpMid: nil, sdpMLineIndex: nil))),
+        .webrtcIce(
+            IceCandidateMessage(
+                sessionId: "S123",
+                candidate: .init(
+                    candidate: "candidate:1 1 UDP 2122252543 192.168.1.20 50000 typ host", sdpMid: "0", sdpMLineIndex: 0
+                ))),
+        .webrtcIce(
+            IceCandidateMessage(sessionId: "S123", candidate: .init(candidate: "", sdpMid: nil, sdpMLineIndex: nil))),
         .ping(Ping(timestamp: 123)),
         .pong(Ping(timestamp: 123)),
         .unpair(Unpair(listenerId: "L1")),
@@ -67,14 +78,16 @@ struct MessageCodecTests {
 
     @Test("absent optional fields are omitted, not sent as null")
     func optionalsOmitted() {
-        let text = String(decoding: ControlMessageCodec.encode(.pairRejected(PairRejected(reason: .expired))), as: UTF8.self)
+        let text = String(
+            decoding: ControlMessageCodec.encode(.pairRejected(PairRejected(reason: .expired))), as: UTF8.self)
         #expect(text == #"{"reason":"EXPIRED","type":"PAIR_REJECTED"}"#)
     }
 
     @Test("the ERROR message has code, error name, message and inReplyTo")
     func errorShape() {
-        let text = String(decoding: ControlMessageCodec.encode(.error(.unauthorized, "pair first", inReplyTo: "PING")),
-                          as: UTF8.self)
+        let text = String(
+            decoding: ControlMessageCodec.encode(.error(.unauthorized, "pair first", inReplyTo: "PING")),
+            as: UTF8.self)
         #expect(text == #"{"code":2,"error":"UNAUTHORIZED","inReplyTo":"PING","message":"pair first","type":"ERROR"}"#)
     }
 
@@ -111,8 +124,10 @@ struct MessageCodecTests {
             ("{\"type\":\"PING\"}", "missing field timestamp"),
             ("{\"type\":\"PING\",\"timestamp\":\"soon\"}", "field timestamp"),
             ("{\"type\":\"START_STREAM_REQUEST\",\"sessionId\":\"s\",\"mediaType\":\"smell\"}", "mediaType"),
-            ("{\"type\":\"PIN_SUBMIT\",\"pairingSessionId\":\"p\",\"pakeMsgB\":\"b\",\"authTag\":\"t\",\"transcript\":{}}",
-             "missing field transcript.monitorId"),
+            (
+                "{\"type\":\"PIN_SUBMIT\",\"pairingSessionId\":\"p\",\"pakeMsgB\":\"b\",\"authTag\":\"t\",\"transcript\":{}}",
+                "missing field transcript.monitorId"
+            ),
         ]
     )
     func protocolErrors(payload: String, expected: String) {

@@ -1,10 +1,11 @@
 import CanonicalJSON
-@testable import CPace
 import CribCallProtocol
 import Crypto
 import DeviceIdentity
 import Foundation
 import Testing
+
+@testable import CPace
 
 @Suite("PIN pairing with CPace, monitor and listener back to back (PROTOCOL.md §6)")
 struct PINPairingTests {
@@ -14,8 +15,9 @@ struct PINPairingTests {
     init() throws { devices = try Devices() }
 
     func newListener(pinning fingerprint: CertificateFingerprint? = nil) -> PINPairingListener {
-        PINPairingListener(local: devices.local, monitorId: devices.monitorId,
-                           monitorFingerprint: fingerprint ?? devices.monitor.fingerprint)
+        PINPairingListener(
+            local: devices.local, monitorId: devices.monitorId,
+            monitorFingerprint: fingerprint ?? devices.monitor.fingerprint)
     }
 
     /// Starts a session: returns the monitor's actions for PIN_PAIRING_INIT and the listener after PIN_REQUIRED.
@@ -25,8 +27,9 @@ struct PINPairingTests {
         at time: ContinuousClock.Instant? = nil
     ) throws -> (PINPairingListener, [PINPairingMonitor.Action]) {
         var listener = newListener()
-        let actions = monitor.handleInit(listener.start(), context: devices.monitorContext, connection: connection,
-                                         now: time ?? t0, entropy: .init(pin: pin, pairingSessionId: UUID()))
+        let actions = monitor.handleInit(
+            listener.start(), context: devices.monitorContext, connection: connection,
+            now: time ?? t0, entropy: .init(pin: pin, pairingSessionId: UUID()))
         if let required = actions.sent.first, case .pinRequired = required {
             _ = try listener.handle(required)
         }
@@ -37,8 +40,9 @@ struct PINPairingTests {
     func success() throws {
         var monitor = PINPairingMonitor()
         var listener = newListener()
-        let start = monitor.handleInit(listener.start(), context: devices.monitorContext, connection: 1, now: t0,
-                                       entropy: .init(pin: pin, pairingSessionId: UUID()))
+        let start = monitor.handleInit(
+            listener.start(), context: devices.monitorContext, connection: 1, now: t0,
+            entropy: .init(pin: pin, pairingSessionId: UUID()))
         #expect(start.contains(.showPIN(pin, expiresAt: t0 + .seconds(60))))
         #expect(start.contains(.scheduleExpiry(at: t0 + .seconds(60))))
         let required = try #require(start.sent.first?.pinRequired)
@@ -53,8 +57,12 @@ struct PINPairingTests {
         #expect(trusted.publicKey == Data(devices.listener.publicKeySPKI).base64EncodedString())
         #expect(done.contains(.hidePIN) && done.closeCode == nil && done.persistedCounter == 0)
         let accepted = try #require(done.sent.last)
-        #expect(try listener.handle(accepted) == .paired(TrustedMonitor(monitorId: devices.monitorId,
-                                                                          fingerprint: devices.monitor.fingerprint)))
+        #expect(
+            try listener.handle(accepted)
+                == .paired(
+                    TrustedMonitor(
+                        monitorId: devices.monitorId,
+                        fingerprint: devices.monitor.fingerprint)))
         let monitorHasActiveSession = monitor.hasActiveSession
         #expect(!monitorHasActiveSession)
     }
@@ -65,8 +73,9 @@ struct PINPairingTests {
         var (listener, start) = try begin(&monitor)
         var previousYa = try #require(start.sent.first?.pinRequired?.pakeMsgA)
         for remaining in [2, 1] {
-            let actions = monitor.handleSubmit(try listener.submit(pin: "999998"), context: devices.monitorContext,
-                                               connection: 1, now: t0 + .seconds(5))
+            let actions = monitor.handleSubmit(
+                try listener.submit(pin: "999998"), context: devices.monitorContext,
+                connection: 1, now: t0 + .seconds(5))
             #expect(actions.sent.first?.rejected == PairRejected(reason: .invalidPIN, attemptsRemaining: remaining))
             #expect(actions.closeCode == nil)
             #expect(try listener.handle(actions.sent[0]) == .tryAgain(attemptsRemaining: remaining))
@@ -76,8 +85,9 @@ struct PINPairingTests {
             previousYa = next.pakeMsgA
             #expect(try listener.handle(actions.sent[1]) == .enterPIN(expiresInSec: 55, attemptsRemaining: remaining))
         }
-        let last = monitor.handleSubmit(try listener.submit(pin: "999998"), context: devices.monitorContext,
-                                        connection: 1, now: t0 + .seconds(6))
+        let last = monitor.handleSubmit(
+            try listener.submit(pin: "999998"), context: devices.monitorContext,
+            connection: 1, now: t0 + .seconds(6))
         #expect(last.sent.first?.rejected == PairRejected(reason: .invalidPIN, attemptsRemaining: 0))
         #expect(last.closeCode == .unauthorized)
         #expect(last.contains(.hidePIN) && last.persistedCounter == 1)
@@ -91,11 +101,13 @@ struct PINPairingTests {
     func rightAfterWrong() throws {
         var monitor = PINPairingMonitor()
         var (listener, _) = try begin(&monitor)
-        let wrong = monitor.handleSubmit(try listener.submit(pin: "000001"), context: devices.monitorContext,
-                                         connection: 1, now: t0)
+        let wrong = monitor.handleSubmit(
+            try listener.submit(pin: "000001"), context: devices.monitorContext,
+            connection: 1, now: t0)
         for message in wrong.sent { _ = try listener.handle(message) }
-        let right = monitor.handleSubmit(try listener.submit(pin: pin.digits), context: devices.monitorContext,
-                                         connection: 1, now: t0)
+        let right = monitor.handleSubmit(
+            try listener.submit(pin: pin.digits), context: devices.monitorContext,
+            connection: 1, now: t0)
         #expect(right.trusted != nil)
         guard case .paired = try listener.handle(try #require(right.sent.last)) else {
             Issue.record("listener must be paired")
@@ -129,7 +141,8 @@ struct PINPairingTests {
         var monitor = PINPairingMonitor()
         _ = try begin(&monitor, connection: 1)
         var other = newListener()
-        let second = monitor.handleInit(other.start(), context: devices.monitorContext, connection: 2, now: t0 + .seconds(1))
+        let second = monitor.handleInit(
+            other.start(), context: devices.monitorContext, connection: 2, now: t0 + .seconds(1))
         guard case .error(let error) = second.sent.first else {
             Issue.record("expected ERROR, got \(second)")
             return
@@ -137,7 +150,8 @@ struct PINPairingTests {
         #expect(error.errorCode == .conflict && error.inReplyTo == "PIN_PAIRING_INIT")
         #expect(second.closeCode == nil)
         // Once the first expires, a new session can start.
-        let third = monitor.handleInit(other.start(), context: devices.monitorContext, connection: 2, now: t0 + .seconds(61))
+        let third = monitor.handleInit(
+            other.start(), context: devices.monitorContext, connection: 2, now: t0 + .seconds(61))
         #expect(third.sent.last?.pinRequired != nil)
     }
 
@@ -158,8 +172,9 @@ struct PINPairingTests {
         for round in 1...PINPairingMonitor.lockThreshold {
             var (listener, _) = try begin(&monitor, at: t0 + .seconds(round * 100))
             for _ in 0..<3 {
-                let actions = monitor.handleSubmit(try listener.submit(pin: "999998"), context: devices.monitorContext,
-                                                   connection: 1, now: t0 + .seconds(round * 100 + 1))
+                let actions = monitor.handleSubmit(
+                    try listener.submit(pin: "999998"), context: devices.monitorContext,
+                    connection: 1, now: t0 + .seconds(round * 100 + 1))
                 for message in actions.sent { _ = try? listener.handle(message) }
                 if actions.closeCode != nil { #expect(actions.persistedCounter == round) }
             }
@@ -167,7 +182,8 @@ struct PINPairingTests {
         let monitorIsLocked = monitor.isLocked
         #expect(monitorIsLocked)
         var listener = newListener()
-        let locked = monitor.handleInit(listener.start(), context: devices.monitorContext, connection: 5, now: t0 + .seconds(5000))
+        let locked = monitor.handleInit(
+            listener.start(), context: devices.monitorContext, connection: 5, now: t0 + .seconds(5000))
         #expect(locked.sent == [.pairRejected(PairRejected(reason: .locked, attemptsRemaining: 0))])
         #expect(!locked.contains { if case .showPIN = $0 { true } else { false } })
 
@@ -191,8 +207,9 @@ struct PINPairingTests {
         let monitorFailedSessionsInARow = monitor.failedSessionsInARow
         #expect(monitorFailedSessionsInARow == 7)
         var (listener, _) = try begin(&monitor, at: t0 + .seconds(100))
-        let done = monitor.handleSubmit(try listener.submit(pin: pin.digits), context: devices.monitorContext,
-                                        connection: 1, now: t0 + .seconds(101))
+        let done = monitor.handleSubmit(
+            try listener.submit(pin: pin.digits), context: devices.monitorContext,
+            connection: 1, now: t0 + .seconds(101))
         let counterAfterSuccess = monitor.failedSessionsInARow
         #expect(done.trusted != nil && counterAfterSuccess == 0)
     }
@@ -243,8 +260,11 @@ struct PINPairingTests {
         var (listener, _) = try begin(&monitor)
         _ = try listener.submit(pin: pin.digits)
         let error = #expect(throws: PairingError.self) {
-            try listener.handle(.pairAccepted(PairAccepted(monitorId: devices.monitorId,
-                                                           confirmTag: Data(count: 32).base64EncodedString())))
+            try listener.handle(
+                .pairAccepted(
+                    PairAccepted(
+                        monitorId: devices.monitorId,
+                        confirmTag: Data(count: 32).base64EncodedString())))
         }
         #expect(error?.code == .monitorNotAuthenticated)
     }
@@ -262,8 +282,9 @@ struct PINPairingTests {
         let untouched = realMonitor.handleInit(relayedInit, context: relayContext, connection: 9, now: t0)
         #expect(untouched.sent.first?.rejected?.reason == .fingerprintMismatch, "an honest relay fails at once")
         relayedInit.listenerCertFingerprint = devices.impostor.fingerprint.hex
-        let shown = realMonitor.handleInit(relayedInit, context: relayContext, connection: 9, now: t0,
-                                           entropy: .init(pin: pin, pairingSessionId: UUID()))
+        let shown = realMonitor.handleInit(
+            relayedInit, context: relayContext, connection: 9, now: t0,
+            entropy: .init(pin: pin, pairingSessionId: UUID()))
         let required = try #require(shown.sent.first)
         _ = try victim.handle(required)
         // The user types the real PIN; the listener's CPace uses the fingerprints it saw (the fake one).
@@ -274,8 +295,9 @@ struct PINPairingTests {
         #expect(relayed.trusted == nil && relayed.closeCode == .unauthorized)
 
         // Way 1b: relayed with the transcript rewritten to match what the real monitor sees → tag fails.
-        let shownAgain = realMonitor.handleInit(relayedInit, context: relayContext, connection: 9, now: t0 + .seconds(1),
-                                                entropy: .init(pin: pin, pairingSessionId: UUID()))
+        let shownAgain = realMonitor.handleInit(
+            relayedInit, context: relayContext, connection: 9, now: t0 + .seconds(1),
+            entropy: .init(pin: pin, pairingSessionId: UUID()))
         var victim2 = newListener(pinning: devices.impostor.fingerprint)
         _ = victim2.start()
         let required2 = try #require(shownAgain.sent.first)
@@ -295,14 +317,19 @@ struct PINPairingTests {
         _ = victim3.start(nonce: nonce)
         let pairingSessionId = UUID()
         let sid = withUnsafeBytes(of: pairingSessionId.uuid) { Array($0) } + nonce
-        let ciVictim = CPace.lvCat([Array("cribcall/pin/v1".utf8), devices.impostor.fingerprint.bytes,
-                                    devices.listener.fingerprint.bytes])
+        let ciVictim = CPace.lvCat([
+            Array("cribcall/pin/v1".utf8), devices.impostor.fingerprint.bytes,
+            devices.listener.fingerprint.bytes,
+        ])
         let attackerScalar = (0..<32).map { _ in UInt8.random(in: 0...255) }
         let attackerGuess = "111112"
-        let attacker = try CPaceInitiator(prs: Array(attackerGuess.utf8), ci: ciVictim, sid: sid, scalar: attackerScalar)
-        _ = try victim3.handle(.pinRequired(PinRequired(
-            pairingSessionId: pairingSessionId.uuidString.lowercased(),
-            pakeMsgA: Data(attacker.message).base64EncodedString(), expiresInSec: 60, maxAttempts: 3)))
+        let attacker = try CPaceInitiator(
+            prs: Array(attackerGuess.utf8), ci: ciVictim, sid: sid, scalar: attackerScalar)
+        _ = try victim3.handle(
+            .pinRequired(
+                PinRequired(
+                    pairingSessionId: pairingSessionId.uuidString.lowercased(),
+                    pakeMsgA: Data(attacker.message).base64EncodedString(), expiresInSec: 60, maxAttempts: 3)))
         let captured = try victim3.submit(pin: pin.digits)  // the real PIN, typed by the user
         let yb = try #require(Data(base64Encoded: captured.pakeMsgB).map(Array.init))
         let transcriptBytes = try canonical(captured.transcript)
@@ -315,8 +342,9 @@ struct PINPairingTests {
             let trial = try CPaceInitiator(prs: Array(candidate.utf8), ci: ciVictim, sid: sid, scalar: attackerScalar)
             guard let isk = try? trial.finish(peerMessage: yb) else { continue }
             let key = isk.withUnsafeBytes { ikm in
-                HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: ikm), salt: sid,
-                                       info: Array("cribcall/pin/v1 listener".utf8), outputByteCount: 32)
+                HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: SymmetricKey(data: ikm), salt: sid,
+                    info: Array("cribcall/pin/v1 listener".utf8), outputByteCount: 32)
             }
             let tag = Data(HMAC<SHA256>.authenticationCode(for: transcriptBytes, using: key)).base64EncodedString()
             #expect(tag != captured.authTag, "candidate \(candidate) must not be testable offline")

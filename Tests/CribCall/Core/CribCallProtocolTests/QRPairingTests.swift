@@ -11,7 +11,8 @@ struct QRPairingTests {
 
     func payload(_ token: PairingToken) -> QRPairingPayload {
         QRPairingPayload(
-            monitorId: devices.monitorId, monitorName: "Nursery", monitorCertFingerprint: devices.monitor.fingerprint.hex,
+            monitorId: devices.monitorId, monitorName: "Nursery",
+            monitorCertFingerprint: devices.monitor.fingerprint.hex,
             monitorPublicKey: Data(devices.monitor.publicKeySPKI).base64EncodedString(), pairingToken: token
         )
     }
@@ -47,7 +48,9 @@ struct QRPairingTests {
             Issue.record("first request must be accepted")
             return
         }
-        #expect(verifier.handle(request, context: devices.monitorContext, now: t0) == .rejected(PairRejected(reason: .invalidToken)))
+        #expect(
+            verifier.handle(request, context: devices.monitorContext, now: t0)
+                == .rejected(PairRejected(reason: .invalidToken)))
     }
 
     @Test("a forged tag is refused and does not use up the token")
@@ -58,10 +61,14 @@ struct QRPairingTests {
         let good = try QRPairingClient(qrText: payload(token).qrText, local: devices.local).request()
         var forged = good
         forged.authTag = Data(repeating: 7, count: 32).base64EncodedString()
-        #expect(verifier.handle(forged, context: devices.monitorContext, now: t0) == .rejected(PairRejected(reason: .invalidToken)))
+        #expect(
+            verifier.handle(forged, context: devices.monitorContext, now: t0)
+                == .rejected(PairRejected(reason: .invalidToken)))
         // A tag made with a guessed token is just as wrong.
         let guessed = try QRPairingClient(qrText: payload(.random()).qrText, local: devices.local).request()
-        #expect(verifier.handle(guessed, context: devices.monitorContext, now: t0) == .rejected(PairRejected(reason: .invalidToken)))
+        #expect(
+            verifier.handle(guessed, context: devices.monitorContext, now: t0)
+                == .rejected(PairRejected(reason: .invalidToken)))
         guard case .accepted = verifier.handle(good, context: devices.monitorContext, now: t0) else {
             Issue.record("the real request must still be accepted after failed attempts")
             return
@@ -74,8 +81,9 @@ struct QRPairingTests {
         let token = PairingToken.random()
         verifier.show(token: token, now: t0, lifetime: .seconds(3600))
         let request = try QRPairingClient(qrText: payload(token).qrText, local: devices.local).request()
-        #expect(verifier.handle(request, context: devices.monitorContext, now: t0 + .seconds(300))
-            == .rejected(PairRejected(reason: .expired)))
+        #expect(
+            verifier.handle(request, context: devices.monitorContext, now: t0 + .seconds(300))
+                == .rejected(PairRejected(reason: .expired)))
     }
 
     @Test("no QR code shown → INVALID_TOKEN; hiding the code kills its token")
@@ -83,10 +91,14 @@ struct QRPairingTests {
         var verifier = QRPairingVerifier()
         let token = PairingToken.random()
         let request = try QRPairingClient(qrText: payload(token).qrText, local: devices.local).request()
-        #expect(verifier.handle(request, context: devices.monitorContext, now: t0) == .rejected(PairRejected(reason: .invalidToken)))
+        #expect(
+            verifier.handle(request, context: devices.monitorContext, now: t0)
+                == .rejected(PairRejected(reason: .invalidToken)))
         verifier.show(token: token, now: t0)
         verifier.hide()
-        #expect(verifier.handle(request, context: devices.monitorContext, now: t0) == .rejected(PairRejected(reason: .invalidToken)))
+        #expect(
+            verifier.handle(request, context: devices.monitorContext, now: t0)
+                == .rejected(PairRejected(reason: .invalidToken)))
     }
 
     @Test("the claimed identity must be the TLS one: fingerprint and public key")
@@ -97,10 +109,14 @@ struct QRPairingTests {
         let request = try QRPairingClient(qrText: payload(token).qrText, local: devices.local).request()
         // Someone else's TLS certificate carrying the listener's request (e.g. a stolen QR photo + replay).
         let otherClient = Devices.context(server: devices.monitor, client: devices.impostor)
-        #expect(verifier.handle(request, context: otherClient, now: t0) == .rejected(PairRejected(reason: .fingerprintMismatch)))
+        #expect(
+            verifier.handle(request, context: otherClient, now: t0)
+                == .rejected(PairRejected(reason: .fingerprintMismatch)))
         var wrongKey = request
         wrongKey.listenerPublicKey = Data(devices.impostor.publicKeySPKI).base64EncodedString()
-        #expect(verifier.handle(wrongKey, context: devices.monitorContext, now: t0) == .rejected(PairRejected(reason: .fingerprintMismatch)))
+        #expect(
+            verifier.handle(wrongKey, context: devices.monitorContext, now: t0)
+                == .rejected(PairRejected(reason: .fingerprintMismatch)))
     }
 
     @Test("a request made for another monitor fails here: the tag binds the monitor fingerprint")
@@ -112,7 +128,9 @@ struct QRPairingTests {
         let request = try QRPairingClient(qrText: doctored.qrText, local: devices.local).request()
         var verifier = QRPairingVerifier()
         verifier.show(token: token, now: t0)
-        #expect(verifier.handle(request, context: devices.monitorContext, now: t0) == .rejected(PairRejected(reason: .invalidToken)))
+        #expect(
+            verifier.handle(request, context: devices.monitorContext, now: t0)
+                == .rejected(PairRejected(reason: .invalidToken)))
     }
 
     @Test("the listener refuses an acceptance it cannot verify")
@@ -134,9 +152,11 @@ struct QRPairingTests {
         #expect(rejected?.message.contains("show a new one") == true)
     }
 
-    @Test("QR text that is not a valid pairing code gets a clear error", arguments: [
-        "hello", "{}", #"{"type":"monitor_pair_v9"}"#, "[1,2,3]",
-    ])
+    @Test(
+        "QR text that is not a valid pairing code gets a clear error",
+        arguments: [
+            "hello", "{}", #"{"type":"monitor_pair_v9"}"#, "[1,2,3]",
+        ])
     func invalidQRText(_ text: String) {
         let error = #expect(throws: PairingError.self) { try QRPairingPayload.parse(text) }
         #expect(error?.code == .invalidQRCode)

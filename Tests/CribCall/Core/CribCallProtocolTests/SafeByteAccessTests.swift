@@ -1,9 +1,10 @@
 import CPace
-@testable import CribCallProtocol
 import Crypto
 import Foundation
 import NIOCore
 import Testing
+
+@testable import CribCallProtocol
 
 @Suite("CribCallProtocol byte handling without raw pointers")
 struct CribCallProtocolSafeByteAccessTests {
@@ -12,8 +13,9 @@ struct CribCallProtocolSafeByteAccessTests {
         let id = try #require(UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF"))
         let nonce = (0..<16).map { UInt8(0xF0 | $0) }
         let sid = PINPairingKeys.sessionIdentifier(pairingSessionId: id, nonce: nonce)
-        #expect(sid == [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF]
-            + nonce)
+        #expect(
+            sid == [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF]
+                + nonce)
     }
 
     @Test("a ByteBuffer payload is decoded from its readable bytes only")

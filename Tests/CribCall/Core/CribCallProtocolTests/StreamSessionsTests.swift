@@ -13,10 +13,11 @@ struct StreamSessionsTests {
     func accept() {
         var streams = StreamSessions()
         let actions = streams.handleStart(request("S1", .audioVideo), from: 7)
-        #expect(actions == [
-            .send(.startStreamResponse(StartStreamResponse(sessionId: "S1", accepted: true)), to: 7),
-            .startMedia(sessionId: "S1", mediaType: .audioVideo, connection: 7),
-        ])
+        #expect(
+            actions == [
+                .send(.startStreamResponse(StartStreamResponse(sessionId: "S1", accepted: true)), to: 7),
+                .startMedia(sessionId: "S1", mediaType: .audioVideo, connection: 7),
+            ])
         #expect(streams.active.map(\.sessionId) == ["S1"])
     }
 
@@ -64,7 +65,8 @@ struct StreamSessionsTests {
             return
         }
         #expect(!response.accepted && response.reason?.isEmpty == false)
-        #expect(streams.startAutomatic(sessionId: "A", mediaType: .audio, to: 1, duration: .seconds(30), now: t0).isEmpty)
+        #expect(
+            streams.startAutomatic(sessionId: "A", mediaType: .audio, to: 1, duration: .seconds(30), now: t0).isEmpty)
         _ = streams.handleEnd(StreamReference(sessionId: "S1"), from: 1)
         #expect(streams.handleStart(request("S5"), from: 5).count == 2)
     }
@@ -73,18 +75,21 @@ struct StreamSessionsTests {
     func autoStop() {
         var streams = StreamSessions()
         #expect(StreamSessions.endingSoonWarning == .seconds(5))
-        #expect(streams.startAutomatic(sessionId: "A1", mediaType: .audio, to: 3, duration: .seconds(30), now: t0)
-            == [.startMedia(sessionId: "A1", mediaType: .audio, connection: 3)])
+        #expect(
+            streams.startAutomatic(sessionId: "A1", mediaType: .audio, to: 3, duration: .seconds(30), now: t0)
+                == [.startMedia(sessionId: "A1", mediaType: .audio, connection: 3)])
         #expect(streams.nextDeadline == t0 + .seconds(25))
         #expect(streams.tick(now: t0 + .seconds(24)).isEmpty)
-        #expect(streams.tick(now: t0 + .seconds(25)) == [
-            .send(.streamEndingSoon(StreamEndingSoon(sessionId: "A1", secondsRemaining: 5)), to: 3)
-        ])
+        #expect(
+            streams.tick(now: t0 + .seconds(25)) == [
+                .send(.streamEndingSoon(StreamEndingSoon(sessionId: "A1", secondsRemaining: 5)), to: 3)
+            ])
         #expect(streams.tick(now: t0 + .seconds(27)).isEmpty, "the warning is sent once")
         #expect(streams.nextDeadline == t0 + .seconds(30))
-        #expect(streams.tick(now: t0 + .seconds(30)) == [
-            .send(.endStream(StreamReference(sessionId: "A1")), to: 3), .stopMedia(sessionId: "A1"),
-        ])
+        #expect(
+            streams.tick(now: t0 + .seconds(30)) == [
+                .send(.endStream(StreamReference(sessionId: "A1")), to: 3), .stopMedia(sessionId: "A1"),
+            ])
         #expect(streams.active.isEmpty && streams.nextDeadline == nil)
     }
 
@@ -94,9 +99,10 @@ struct StreamSessionsTests {
         _ = streams.startAutomatic(sessionId: "A1", mediaType: .audio, to: 3, duration: .seconds(5), now: t0)
         #expect(streams.nextDeadline == t0 + .seconds(5))
         #expect(streams.tick(now: t0 + .seconds(4)).isEmpty)
-        #expect(streams.tick(now: t0 + .seconds(5)) == [
-            .send(.endStream(StreamReference(sessionId: "A1")), to: 3), .stopMedia(sessionId: "A1"),
-        ])
+        #expect(
+            streams.tick(now: t0 + .seconds(5)) == [
+                .send(.endStream(StreamReference(sessionId: "A1")), to: 3), .stopMedia(sessionId: "A1"),
+            ])
     }
 
     @Test("a running stream can be looked up with its owner; an ended one cannot")
@@ -135,8 +141,11 @@ struct StreamSessionsTests {
     func monitorEnds() {
         var streams = StreamSessions()
         _ = streams.handleStart(request("S1"), from: 4)
-        #expect(streams.end(sessionId: "S1") == [.send(.endStream(StreamReference(sessionId: "S1")), to: 4),
-                                                 .stopMedia(sessionId: "S1")])
+        #expect(
+            streams.end(sessionId: "S1") == [
+                .send(.endStream(StreamReference(sessionId: "S1")), to: 4),
+                .stopMedia(sessionId: "S1"),
+            ])
         #expect(streams.end(sessionId: "S1").isEmpty)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("BackgroundProcess: waiting for lines of a running program")
 struct BackgroundProcessTests {

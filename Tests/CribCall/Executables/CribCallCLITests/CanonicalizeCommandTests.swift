@@ -1,7 +1,7 @@
 import CanonicalJSON
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("cribcall canonicalize")
 struct CanonicalizeCommandTests {
@@ -17,14 +17,16 @@ struct CanonicalizeCommandTests {
         #expect(result.stderr.isEmpty)
     }
 
-    @Test("invalid input exits 2 with one line on stderr and nothing on stdout", arguments: [
-        (#"{"a":1,"a":2}"#, "duplicate key"),
-        (#"["\ud800"]"#, "surrogate"),
-        ("[1e400]", "finite"),
-        ("", "at byte 0"),
-        ("{\"a\":", "at byte"),
-        ("[01]", "leading zero at byte 1"),
-    ])
+    @Test(
+        "invalid input exits 2 with one line on stderr and nothing on stdout",
+        arguments: [
+            (#"{"a":1,"a":2}"#, "duplicate key"),
+            (#"["\ud800"]"#, "surrogate"),
+            ("[1e400]", "finite"),
+            ("", "at byte 0"),
+            ("{\"a\":", "at byte"),
+            ("[01]", "leading zero at byte 1"),
+        ])
     func invalidInput(input: String, expected: String) async throws {
         let result = try await canonicalize(input)
         #expect(result.status == 2)
@@ -52,8 +54,9 @@ struct CanonicalizeCommandTests {
 /// Our canonicalizer against an independent one nobody here wrote: the `rfc8785` package from PyPI.
 @Suite("CanonicalJSON agrees with an independent RFC 8785 implementation (Python rfc8785)")
 struct IndependentJCSTests {
-    @Test("2,000 random documents canonicalize to the same bytes",
-          .enabled(if: InteropPeers.pythonAvailable(for: "the rfc8785 cross-check")))
+    @Test(
+        "2,000 random documents canonicalize to the same bytes",
+        .enabled(if: InteropPeers.pythonAvailable(for: "the rfc8785 cross-check")))
     func agreesWithPython() async throws {
         let python = try #require(InteropPeers.python, "the interop venv is missing: run `make test`")
         var generator = SplitMix64(seed: 0xC0FFEE)
@@ -128,8 +131,10 @@ struct IndependentJCSTests {
     }
 
     func randomString(_ g: inout SplitMix64) -> String {
-        let alphabet: [Unicode.Scalar] = ["a", "b", "Z", "0", " ", "\"", "\\", "/", "\u{7}", "\n", "\u{1F}", "\u{7F}",
-                                          "\u{80}", "é", "€", "\u{FFFF}", "😀", "\u{10FFFF}", "\u{0301}", "ß"]
+        let alphabet: [Unicode.Scalar] = [
+            "a", "b", "Z", "0", " ", "\"", "\\", "/", "\u{7}", "\n", "\u{1F}", "\u{7F}",
+            "\u{80}", "é", "€", "\u{FFFF}", "😀", "\u{10FFFF}", "\u{0301}", "ß",
+        ]
         var scalars = String.UnicodeScalarView()
         for _ in 0..<Int(g.next() % 8) { scalars.append(alphabet[Int(g.next() % UInt64(alphabet.count))]) }
         return String(scalars)

@@ -1,6 +1,6 @@
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("HeavyTestGate: heavy tests never ask for more cores than the machine has")
 struct HeavyTestGateTests {

@@ -1,7 +1,7 @@
 import CanonicalJSON
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("cribcall identity")
 struct IdentityCommandTests {

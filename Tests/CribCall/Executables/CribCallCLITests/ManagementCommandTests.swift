@@ -3,8 +3,8 @@ import CribCallProtocol
 import CribCallStore
 import DeviceIdentity
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `cribcall listeners`, `cribcall settings` and `cribcall pairing`, run as the built executable against a data
 /// directory seeded through ``CribCallDatabase``.
@@ -32,7 +32,8 @@ struct ManagementCommandTests {
         let seeds = [("abcd1111", "Kitchen phone", 1), ("abcd2222", "Tablet", 2), ("ef012345", "Laptop", 3)]
         for (index, (id, name, byte)) in seeds.enumerated() {
             let listener = TrustedListener(
-                listenerId: id, name: name, publicKey: "MCowBQYDK2VwAyEA\(id)", fingerprint: Self.fingerprint(UInt8(byte)))
+                listenerId: id, name: name, publicKey: "MCowBQYDK2VwAyEA\(id)",
+                fingerprint: Self.fingerprint(UInt8(byte)))
             try database.trustListener(listener, at: Self.date(index))
         }
         try await body(directory, database)
@@ -172,7 +173,8 @@ struct ManagementCommandTests {
             )
             #expect(badKey.status != 0)
             #expect(badKey.stderrText.contains("volume"))
-            #expect(badKey.stderrText.contains("name, threshold, minDurationMs, cooldownSec, autoStream, autoStreamSec"))
+            #expect(
+                badKey.stderrText.contains("name, threshold, minDurationMs, cooldownSec, autoStream, autoStreamSec"))
 
             let badMode = try await cribcall(["settings", "set", "autoStream=loud", "--data-dir", directory.path])
             #expect(badMode.status != 0)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// CribCall as a parent uses it, across a real LAN: the `cribcall` executable as monitor in one network namespace
 /// and as listener in another, each host with its own D-Bus and avahi-daemon, joined by a veth pair (issue 4,
@@ -31,21 +31,24 @@ struct CribCallEndToEndTests {
                 network.b, lan.cribcall, ["scan", "--json", "--seconds", "4"] + lan.listenerData
             )
             let found = scan.stdoutText.split(separator: "\n").compactMap { jsonObject(String($0)) }
-            let entry = try #require(found.first { $0["monitorId"] as? String == ready.monitorId },
-                                     "scan: \(scan.stdoutText) \(scan.stderrText)")
+            let entry = try #require(
+                found.first { $0["monitorId"] as? String == ready.monitorId },
+                "scan: \(scan.stdoutText) \(scan.stderrText)")
             #expect(entry["monitorName"] as? String == "Nursery")
             #expect(entry["certFingerprint"] as? String == ready.fingerprint)
             #expect(entry["paired"] as? Bool == false)
             #expect((entry["hosts"] as? [String])?.contains(MDNSNetwork.addressA) == true)
 
             // PIN pairing by name, the PIN typed from what the monitor shows (its JSON).
-            let pair = try network.start(network.b, lan.cribcall,
-                                         ["pair", "--pin", "--monitor", "Nursery", "--name", "Dad's laptop"]
-                                            + lan.listenerData, acceptsInput: true)
+            let pair = try network.start(
+                network.b, lan.cribcall,
+                ["pair", "--pin", "--monitor", "Nursery", "--name", "Dad's laptop"]
+                    + lan.listenerData, acceptsInput: true)
             defer { Task { await pair.stop() } }
             let pinLine = await monitor.line(timeout: .seconds(20)) { lan.event($0) == "pin" }
-            let pin = try #require(pinLine.flatMap(jsonObject)?["pin"] as? String,
-                                   "monitor: \(monitor.output) \(monitor.errorOutput); pair: \(pair.errorOutput)")
+            let pin = try #require(
+                pinLine.flatMap(jsonObject)?["pin"] as? String,
+                "monitor: \(monitor.output) \(monitor.errorOutput); pair: \(pair.errorOutput)")
             pair.send(pin + "\n")
             #expect(await pair.waitForExit(timeout: .seconds(20)) == 0, "pair: \(pair.output) \(pair.errorOutput)")
             let paired = try #require(await monitor.line { lan.event($0) == "paired" }.flatMap(jsonObject))
@@ -56,9 +59,10 @@ struct CribCallEndToEndTests {
             let rescan = try await network.run(
                 network.b, lan.cribcall, ["scan", "--json", "--seconds", "3"] + lan.listenerData
             )
-            #expect(rescan.stdoutText.split(separator: "\n").compactMap { jsonObject(String($0)) }
-                .contains { $0["monitorId"] as? String == ready.monitorId && $0["paired"] as? Bool == true },
-                    "scan: \(rescan.stdoutText)")
+            #expect(
+                rescan.stdoutText.split(separator: "\n").compactMap { jsonObject(String($0)) }
+                    .contains { $0["monitorId"] as? String == ready.monitorId && $0["paired"] as? Bool == true },
+                "scan: \(rescan.stdoutText)")
 
             try await lan.alertsSurviveOutageThenRevoke(
                 monitor: monitor, listenerId: try #require(paired["listenerId"] as? String)
@@ -77,8 +81,10 @@ struct CribCallEndToEndTests {
             let qrText = try #require(qrLine.flatMap(jsonObject)?["text"] as? String, "monitor: \(monitor.output)")
 
             // No address given: the listener finds the monitor by the id in the code.
-            let pair = try await network.run(network.b, lan.cribcall, ["pair", "--qr", qrText, "--name", "Mum's laptop"]
-                                        + lan.listenerData)
+            let pair = try await network.run(
+                network.b, lan.cribcall,
+                ["pair", "--qr", qrText, "--name", "Mum's laptop"]
+                    + lan.listenerData)
             #expect(pair.status == 0, "pair: \(pair.stdoutText) \(pair.stderrText)")
             let paired = try #require(await monitor.line { lan.event($0) == "paired" }.flatMap(jsonObject))
             #expect(paired["method"] as? String == "qr")
@@ -91,14 +97,19 @@ struct CribCallEndToEndTests {
             // Whichever of the monitor's addresses mDNS resolved first: its IPv4 one or its IPv6 link-local one
             // (scoped to the listener's interface).
             let host = stored["host"] as? String ?? ""
-            #expect(host == MDNSNetwork.addressA || (host.hasPrefix("fe80:") && host.hasSuffix("%\(network.b)")),
-                    "stored address \(host)")
+            #expect(
+                host == MDNSNetwork.addressA || (host.hasPrefix("fe80:") && host.hasSuffix("%\(network.b)")),
+                "stored address \(host)")
 
             // Someone who photographed the code later cannot use it: the token is spent.
             let intruderData = try Subprocess.temporaryDirectory("e2e-intruder")
             defer { try? FileManager.default.removeItem(at: intruderData) }
-            let replay = try await network.run(network.b, lan.cribcall, ["pair", "--qr", qrText, "--name", "Intruder",
-                                                                   "--data-dir", intruderData.path])
+            let replay = try await network.run(
+                network.b, lan.cribcall,
+                [
+                    "pair", "--qr", qrText, "--name", "Intruder",
+                    "--data-dir", intruderData.path,
+                ])
             #expect(replay.status != 0, "a replayed QR code was accepted: \(replay.stdoutText)")
             #expect(await monitor.line(timeout: .seconds(5)) { lan.event($0) == "pairing_failed" } != nil)
 
@@ -122,30 +133,38 @@ struct CribCallLiveStreamEndToEndTests {
             // the stream has sound; detection and the stream share it.
             let tone = lan.monitorDirectory.appendingPathComponent("nursery.wav")
             try WAVLevel.writeTone(frequency: 523, amplitude: 0.4, seconds: 1, to: tone)
-            let (monitor, ready) = try await lan.startMonitor([
-                "--name", "Nursery", "--no-discovery", "--ice-address", MDNSNetwork.addressA,
-            ], audioSource: "file:\(tone.path)")
+            let (monitor, ready) = try await lan.startMonitor(
+                [
+                    "--name", "Nursery", "--no-discovery", "--ice-address", MDNSNetwork.addressA,
+                ], audioSource: "file:\(tone.path)")
             defer { Task { await monitor.stop() } }
-            let pair = try network.start(network.b, lan.cribcall, [
-                "pair", "--pin", "--address", "\(MDNSNetwork.addressA):\(ready.port)", "--fingerprint", ready.fingerprint,
-                "--monitor-name", "Nursery", "--name", "Dad's laptop",
-            ] + lan.listenerData, acceptsInput: true)
+            let pair = try network.start(
+                network.b, lan.cribcall,
+                [
+                    "pair", "--pin", "--address", "\(MDNSNetwork.addressA):\(ready.port)", "--fingerprint",
+                    ready.fingerprint,
+                    "--monitor-name", "Nursery", "--name", "Dad's laptop",
+                ] + lan.listenerData, acceptsInput: true)
             defer { Task { await pair.stop() } }
-            let pin = try #require(await monitor.line { lan.event($0) == "pin" }.flatMap(jsonObject)?["pin"] as? String,
-                                   "monitor: \(monitor.output) \(monitor.errorOutput)")
+            let pin = try #require(
+                await monitor.line { lan.event($0) == "pin" }.flatMap(jsonObject)?["pin"] as? String,
+                "monitor: \(monitor.output) \(monitor.errorOutput)")
             pair.send(pin + "\n")
             #expect(await pair.waitForExit(timeout: .seconds(20)) == 0, "pair: \(pair.output) \(pair.errorOutput)")
 
             // An independent packet capture on the listener's side of the link, the QUIC control channel left out.
-            let sniffer = try await SRTPWireCheck.startCapture(network, in: network.b, interface: network.b,
-                                                               excludingPorts: [ready.port])
+            let sniffer = try await SRTPWireCheck.startCapture(
+                network, in: network.b, interface: network.b,
+                excludingPorts: [ready.port])
             defer { Task { await sniffer.stop() } }
 
             let recording = lan.listenerDirectory.appendingPathComponent("nursery.wav")
-            let listener = try network.start(network.b, lan.cribcall, [
-                "listen", "--json", "--no-notify", "--open", "Nursery", "--record", recording.path,
-                "--ice-address", MDNSNetwork.addressB,
-            ] + lan.listenerData)
+            let listener = try network.start(
+                network.b, lan.cribcall,
+                [
+                    "listen", "--json", "--no-notify", "--open", "Nursery", "--record", recording.path,
+                    "--ice-address", MDNSNetwork.addressB,
+                ] + lan.listenerData)
             defer { Task { await listener.stop() } }
             let started = await listener.line(timeout: .seconds(20)) { lan.event($0) == "stream_started" }
             #expect(started != nil, "listen: \(listener.output) \(listener.errorOutput); monitor: \(monitor.output)")
@@ -172,8 +191,9 @@ struct CribCallLiveStreamEndToEndTests {
             #expect((wire["srtpProfile"] as? String)?.hasPrefix("SRTP_AE") == true, "wire check: \(wire)")
             #expect((wire["rtp"] as? Int ?? 0) >= 200, "wire check: \(wire)")
             let rtcp = wire["rtcp"] as? Int ?? -1
-            #expect(rtcp >= 1 && wire["srtcp"] as? Int == rtcp && wire["rtcpAllSrtcpEncrypted"] as? Bool == true,
-                    "every RTCP packet must be SRTCP with E set: \(wire)")
+            #expect(
+                rtcp >= 1 && wire["srtcp"] as? Int == rtcp && wire["rtcpAllSrtcpEncrypted"] as? Bool == true,
+                "every RTCP packet must be SRTCP with E set: \(wire)")
             #expect((wire["rtpDistinctFirstBytes"] as? Int ?? 0) >= 64, "wire check: \(wire)")
             #expect((wire["rtpOpusTocFraction"] as? Double ?? 1) < 0.5, "wire check: \(wire)")
             #expect(wire["rtpAuthTagRoom"] as? Bool == true, "wire check: \(wire)")
@@ -192,7 +212,9 @@ struct WAVLevel {
 
     init(contentsOf url: URL) throws {
         let bytes = [UInt8](try Data(contentsOf: url))
-        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func u32(_ at: Int) -> Int {
+            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
         guard bytes.count > 44, bytes[0..<4].elementsEqual("RIFF".utf8) else {
             throw MDNSNetwork.SetupError(description: "\(url.path) is not a WAV file")
@@ -238,12 +260,19 @@ struct WAVLevel {
     static func writeTone(frequency: Double, amplitude: Double, seconds: Double, to url: URL) throws {
         let count = Int(seconds * 48_000)
         var data = Data()
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
         data.append(contentsOf: Array("RIFF".utf8))
         append(UInt32(36 + 2 * count))
         data.append(contentsOf: Array("WAVEfmt ".utf8))
-        append(UInt32(16)); append(UInt16(1)); append(UInt16(1)); append(UInt32(48_000)); append(UInt32(96_000))
-        append(UInt16(2)); append(UInt16(16))
+        append(UInt32(16))
+        append(UInt16(1))
+        append(UInt16(1))
+        append(UInt32(48_000))
+        append(UInt32(96_000))
+        append(UInt16(2))
+        append(UInt16(16))
         data.append(contentsOf: Array("data".utf8))
         append(UInt32(2 * count))
         for index in 0..<count {
@@ -281,24 +310,31 @@ struct TwoHouseholdDevices {
     }
 
     /// Starts `cribcall monitor --json` with the cry test source in namespace A and waits for `ready`.
-    func startMonitor(_ arguments: [String], audioSource: String = "test:cry") async throws -> (BackgroundProcess, Ready) {
-        let monitor = try network.start(network.a, cribcall,
-                                        ["monitor", "--json", "--audio-source", audioSource] + arguments + monitorData)
+    func startMonitor(_ arguments: [String], audioSource: String = "test:cry") async throws -> (
+        BackgroundProcess, Ready
+    ) {
+        let monitor = try network.start(
+            network.a, cribcall,
+            ["monitor", "--json", "--audio-source", audioSource] + arguments + monitorData)
         let line = try? await monitor.ready("cribcall monitor") { event($0) == "ready" }
         guard let ready = line.flatMap(jsonObject), let id = ready["monitorId"] as? String,
-              let fingerprint = ready["certFingerprint"] as? String, let port = ready["port"] as? Int
+            let fingerprint = ready["certFingerprint"] as? String, let port = ready["port"] as? Int
         else {
             await monitor.stop()
-            throw MDNSNetwork.SetupError(description: "the monitor did not start: \(monitor.output) \(monitor.errorOutput)")
+            throw MDNSNetwork.SetupError(
+                description: "the monitor did not start: \(monitor.output) \(monitor.errorOutput)")
         }
         return (monitor, Ready(monitorId: id, fingerprint: fingerprint, port: port))
     }
 
     /// python-zeroconf, in the listener's namespace, sees the monitor under both service types with its TXT record.
     func expectZeroconfSees(_ ready: Ready) async throws {
-        let browser = try network.zeroconfPeer(network.b, [
-            "browse", "--type", "_baby-monitor._udp.local.", "--type", "_baby-monitor._tcp.local.", "--seconds", "15",
-        ])
+        let browser = try network.zeroconfPeer(
+            network.b,
+            [
+                "browse", "--type", "_baby-monitor._udp.local.", "--type", "_baby-monitor._tcp.local.", "--seconds",
+                "15",
+            ])
         defer { Task { await browser.stop() } }
         try await browser.ready("zeroconf_peer.py browse") { jsonObject($0)?["event"] as? String == "ready" }
         for serviceType in ["_baby-monitor._udp.local.", "_baby-monitor._tcp.local."] {
@@ -319,7 +355,9 @@ struct TwoHouseholdDevices {
 
     /// The monitor's noise events so far, by seq.
     func monitorSeqs(_ monitor: BackgroundProcess) -> [Int] {
-        monitor.output.compactMap(jsonObject).filter { $0["event"] as? String == "noise" }.compactMap { $0["seq"] as? Int }
+        monitor.output.compactMap(jsonObject).filter { $0["event"] as? String == "noise" }.compactMap {
+            $0["seq"] as? Int
+        }
     }
 
     /// The listener's noise events so far: (seq, replayed).
@@ -335,8 +373,9 @@ struct TwoHouseholdDevices {
     func alertsSurviveOutageThenRevoke(monitor: BackgroundProcess, listenerId: String) async throws {
         let listener = try network.start(network.b, cribcall, ["listen", "--json"] + listenerData)
         defer { Task { await listener.stop() } }
-        #expect(await listener.line(timeout: .seconds(15)) { event($0) == "connected" } != nil,
-                "listen: \(listener.output) \(listener.errorOutput)")
+        #expect(
+            await listener.line(timeout: .seconds(15)) { event($0) == "connected" } != nil,
+            "listen: \(listener.output) \(listener.errorOutput)")
         // test:cry cries every 10 s: a live alert within 25 s.
         let live = await listener.line(timeout: .seconds(25)) { line in
             event(line) == "noise" && jsonObject(line)?["replayed"] as? Bool == false
@@ -353,8 +392,9 @@ struct TwoHouseholdDevices {
         try await network.setLink(up: true)
         let during = Set(monitorSeqs(monitor)).subtracting(seqsBefore)
         #expect(!during.isEmpty, "the monitor detected nothing during the outage: \(monitor.output)")
-        #expect(await listener.line(timeout: .seconds(40)) { event($0) == "link_restored" } != nil,
-                "the link did not come back: \(listener.output) \(listener.errorOutput)")
+        #expect(
+            await listener.line(timeout: .seconds(40)) { event($0) == "link_restored" } != nil,
+            "the link did not come back: \(listener.output) \(listener.errorOutput)")
 
         // Every alert of the outage arrives (replayed), each exactly once.
         let target = monitorSeqs(monitor).max() ?? 0

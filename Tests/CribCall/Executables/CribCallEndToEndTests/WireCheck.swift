@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `Tests/Interop/wire/srtp_wire_check.py`: an independent look at the media packets on the wire (no keys; see the
 /// script's docstring for what it concludes from what).
@@ -45,8 +45,10 @@ enum SRTPWireCheck {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("capture.json")
         try capture.json().write(to: file)
-        let result = try await Subprocess.run(try python(), [script, "--replay", file.path]
-                                            + ports.flatMap { ["--exclude-port", String($0)] })
+        let result = try await Subprocess.run(
+            try python(),
+            [script, "--replay", file.path]
+                + ports.flatMap { ["--exclude-port", String($0)] })
         #expect(result.status == 0, "srtp_wire_check.py: \(result.stderrText)")
         return try summary(result.stdoutText.split(separator: "\n").map(String.init), result.stderrText)
     }
@@ -120,8 +122,10 @@ struct SyntheticCapture {
     }
 
     private mutating func build() {
-        let monitor = Self.monitor, listener = Self.listener
-        let control = "10.78.0.1:\(Self.controlPort)", controlPeer = "10.78.0.2:48000"
+        let monitor = Self.monitor
+        let listener = Self.listener
+        let control = "10.78.0.1:\(Self.controlPort)"
+        let controlPeer = "10.78.0.2:48000"
         // QUIC (long and short headers) and mDNS: to be left out by port.
         send(controlPeer, control, [0xC3] + random.bytes(1199))
         send(control, controlPeer, [0x45] + random.bytes(60))
@@ -146,18 +150,24 @@ struct SyntheticCapture {
             reply += Self.useSRTP([0x0001])
             let serverHello = Self.handshakeMessage(2, sequence: 0, reply)
             let certificate = Self.handshakeMessage(11, sequence: 1, random.bytes(300))
-            send(monitor, listener, Self.record(22, epoch: 0, sequence: 0, serverHello)
-                 + Self.record(22, epoch: 0, sequence: 1, certificate))
+            send(
+                monitor, listener,
+                Self.record(22, epoch: 0, sequence: 0, serverHello)
+                    + Self.record(22, epoch: 0, sequence: 1, certificate))
             // ChangeCipherSpec, then the encrypted Finished (epoch 1), both ways.
             for (src, dst) in [(listener, monitor), (monitor, listener)] {
-                send(src, dst, Self.record(20, epoch: 0, sequence: 2, [1])
-                     + Self.record(22, epoch: 1, sequence: 0, random.bytes(64)))
+                send(
+                    src, dst,
+                    Self.record(20, epoch: 0, sequence: 2, [1])
+                        + Self.record(22, epoch: 1, sequence: 0, random.bytes(64)))
             }
         }
-        let ssrc: UInt32 = 0x1234_5678, receiverSSRC: UInt32 = 0x0BAD_CAFE
+        let ssrc: UInt32 = 0x1234_5678
+        let receiverSSRC: UInt32 = 0x0BAD_CAFE
         var index: [UInt32: UInt32] = [:]
         for number in 0..<rtpPackets {
-            let header = [0x80, UInt8(number == 0 ? 0x80 | 111 : 111)] + Self.be16(1000 + number)
+            let header =
+                [0x80, UInt8(number == 0 ? 0x80 | 111 : 111)] + Self.be16(1000 + number)
                 + Self.be32(UInt32(960 * number)) + Self.be32(ssrc)
             // Plain: an Opus frame whose TOC byte is constant (config 15, hybrid FB 20 ms, mono, code 0).
             let opus = [0x78] + random.bytes(40 + Int(random.next() % 40))
@@ -165,7 +175,8 @@ struct SyntheticCapture {
             guard number % 50 == 49 else { continue }
             // Once a second, a compound RTCP packet each way: SR + SDES from the sender, RR + SDES from the receiver.
             for (src, dst, source, type) in [(monitor, listener, ssrc, 200), (listener, monitor, receiverSSRC, 201)] {
-                let report: [UInt8] = type == 200
+                let report: [UInt8] =
+                    type == 200
                     ? [0x80, 200] + Self.be16(6) + Self.be32(source) + random.bytes(20)
                     : [0x80, 201] + Self.be16(1) + Self.be32(source)
                 let cname = Array("synthetic@cribcall".utf8)
@@ -176,8 +187,10 @@ struct SyntheticCapture {
                 if encryptedRTCP {
                     index[source, default: 0] += 1
                     // RFC 3711 §3.4: first 8 bytes clear, ciphertext, E||SRTCP index, 80-bit tag.
-                    send(src, dst, Array(compound[0..<8]) + random.bytes(compound.count - 8)
-                         + Self.be32(0x8000_0000 | index[source]!) + random.bytes(10))
+                    send(
+                        src, dst,
+                        Array(compound[0..<8]) + random.bytes(compound.count - 8)
+                            + Self.be32(0x8000_0000 | index[source]!) + random.bytes(10))
                 } else {
                     send(src, dst, compound)
                 }
@@ -201,8 +214,9 @@ struct SRTPWireCheckTests {
         #expect(summary["rtcp"] as? Int == 10)
         #expect(summary["srtcp"] as? Int == 10)
         #expect(summary["srtpProfile"] as? String == "SRTP_AES128_CM_HMAC_SHA1_80")
-        #expect(summary["srtpProfilesOffered"] as? [String]
-            == ["SRTP_AES128_CM_HMAC_SHA1_80", "SRTP_AES128_CM_HMAC_SHA1_32"])
+        #expect(
+            summary["srtpProfilesOffered"] as? [String]
+                == ["SRTP_AES128_CM_HMAC_SHA1_80", "SRTP_AES128_CM_HMAC_SHA1_32"])
         #expect(summary["dtlsVersionFefdSeen"] as? Bool == true)
         #expect(summary["dtlsSrtpHandshake"] as? Bool == true)
         #expect((summary["rtpDistinctFirstBytes"] as? Int ?? 0) >= 64)
@@ -210,8 +224,9 @@ struct SRTPWireCheckTests {
 
     @Test("plain Opus RTP (constant TOC byte) and plain RTCP are judged NOT encrypted, handshake or not")
     func plainCall() async throws {
-        let summary = try await SRTPWireCheck.replay(SyntheticCapture(encryptedRTP: false, encryptedRTCP: false),
-                                               excludingPorts: [SyntheticCapture.controlPort])
+        let summary = try await SRTPWireCheck.replay(
+            SyntheticCapture(encryptedRTP: false, encryptedRTCP: false),
+            excludingPorts: [SyntheticCapture.controlPort])
         #expect(summary["encrypted"] as? Bool == false, "\(summary)")
         // The handshake is there; the payloads and RTCP give the plain stream away.
         #expect(summary["dtlsSrtpHandshake"] as? Bool == true)

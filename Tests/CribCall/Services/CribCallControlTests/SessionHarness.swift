@@ -108,7 +108,8 @@ struct SessionHarness {
         #expect(!error.message.isEmpty, sourceLocation: sourceLocation)
         // The exact bytes: RFC 8785 form, keys sorted, nothing else in the object.
         let text = String(decoding: frame, as: UTF8.self)
-        let prefix = #"{"code":\#(code.rawValue),"error":"\#(code.name)","#
+        let prefix =
+            #"{"code":\#(code.rawValue),"error":"\#(code.name)","#
             + (inReplyTo.map { #""inReplyTo":"\#($0)","# } ?? "") + #""message":""#
         #expect(text.hasPrefix(prefix), "\(text)", sourceLocation: sourceLocation)
         #expect(text.hasSuffix(#"","type":"ERROR"}"#), "\(text)", sourceLocation: sourceLocation)

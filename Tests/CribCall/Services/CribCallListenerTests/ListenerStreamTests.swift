@@ -1,9 +1,9 @@
-import CribCallTestSupport
 import ControlTransport
 import CribCallListener
 import CribCallMonitor
 import CribCallProtocol
 import CribCallStore
+import CribCallTestSupport
 import DesktopNotifications
 import DeviceIdentity
 import Foundation
@@ -32,9 +32,10 @@ struct StreamRig {
     let listening: Task<Void, Never>
 
     /// Starts both sides, pairs them by QR code and waits until the listener is connected and served.
-    init(autoStream: AutoStreamMode = .none, autoStreamSec: Int = 10, onNoise: OnNoiseAction? = nil,
-         listenerHasEngine: Bool = true) async throws
-    {
+    init(
+        autoStream: AutoStreamMode = .none, autoStreamSec: Int = 10, onNoise: OnNoiseAction? = nil,
+        listenerHasEngine: Bool = true
+    ) async throws {
         let network = InMemoryNetwork()
         let monitorIdentity = try DeviceIdentity.generate(now: Date())
         monitorId = monitorIdentity.deviceId.uuidString.lowercased()
@@ -44,8 +45,9 @@ struct StreamRig {
             $0.autoStreamSec = autoStreamSec
         }
         transport = network.listen(port: 48080, identity: PeerCertificate(identity: monitorIdentity))
-        let monitor = try MonitorService(identity: monitorIdentity, database: monitorDatabase, transport: transport,
-                                         mediaEngine: monitorEngine, streamClock: clock)
+        let monitor = try MonitorService(
+            identity: monitorIdentity, database: monitorDatabase, transport: transport,
+            mediaEngine: monitorEngine, streamClock: clock)
         self.monitor = monitor
         let monitorEvents = monitorEvents
         monitorRun = Task {
@@ -69,9 +71,10 @@ struct StreamRig {
         let heard = heard
         listening = Task { for await event in await listener.listen() { heard.append(event) } }
         #expect(await heard.wait { if case .connected = $0 { true } else { false } } != nil)
-        #expect(await monitorEvents.wait {
-            if case .listenerConnected(_, _, true) = $0 { true } else { false }
-        } != nil)
+        #expect(
+            await monitorEvents.wait {
+                if case .listenerConnected(_, _, true) = $0 { true } else { false }
+            } != nil)
     }
 
     func stop() async {
@@ -115,8 +118,12 @@ struct ListenerStreamTests {
     func openStream() async throws {
         let rig = try await StreamRig()
         let sessionId = try await rig.listener.openStream(monitorId: rig.monitorId, mediaType: .audioVideo)
-        let started = await rig.heard.wait { $0 == .streamStarted(monitorId: rig.monitorId, sessionId: sessionId,
-                                                                   mediaType: .audioVideo) }
+        let started = await rig.heard.wait {
+            $0
+                == .streamStarted(
+                    monitorId: rig.monitorId, sessionId: sessionId,
+                    mediaType: .audioVideo)
+        }
         #expect(started != nil)
 
         let sender = try #require(rig.monitorEngine.peers(sessionId: sessionId).first)
@@ -129,8 +136,11 @@ struct ListenerStreamTests {
         #expect(sender.remoteDescription == InMemoryMediaPeer.answerSDP(sessionId: sessionId, mediaType: .audioVideo))
         #expect(sender.remoteCandidates == InMemoryMediaPeer.candidates(for: .receiver))
         #expect(sender.isFlowing && receiver.isFlowing)
-        #expect(rig.monitorEvents.all.contains(.streamStarted(sessionId: sessionId, listenerId: rig.listenerId,
-                                                              mediaType: .audioVideo, automatic: false)))
+        #expect(
+            rig.monitorEvents.all.contains(
+                .streamStarted(
+                    sessionId: sessionId, listenerId: rig.listenerId,
+                    mediaType: .audioVideo, automatic: false)))
         await rig.stop()
     }
 
@@ -141,16 +151,21 @@ struct ListenerStreamTests {
         await rig.listener.setMediaStartTimeout(.milliseconds(300))
         let sessionId = try await rig.listener.openStream(monitorId: rig.monitorId, mediaType: .audio)
         let ended = await rig.heard.wait {
-            if case .streamEnded(_, sessionId, let reason) = $0 { reason.hasPrefix("media_failed: no audio") } else { false }
+            if case .streamEnded(_, sessionId, let reason) = $0 {
+                reason.hasPrefix("media_failed: no audio")
+            } else {
+                false
+            }
         }
         #expect(ended != nil, "\(rig.heard.all)")
         #expect(!rig.heard.all.contains { if case .streamStarted = $0 { true } else { false } })
         let receiver = try #require(rig.listenerEngine.peers(sessionId: sessionId).first)
         await rig.waitForEnd(receiver)
         #expect(receiver.endReason == "stopped")
-        #expect(await rig.monitorEvents.wait {
-            if case .streamEnded(sessionId, _) = $0 { true } else { false }
-        } != nil)
+        #expect(
+            await rig.monitorEvents.wait {
+                if case .streamEnded(sessionId, _) = $0 { true } else { false }
+            } != nil)
         #expect(await rig.listener.activeStreamIds.isEmpty)
         await rig.stop()
     }
@@ -173,9 +188,10 @@ struct ListenerStreamTests {
         #expect(await rig.monitor.activeStreams.isEmpty)
         #expect(await rig.listener.activeStreamIds.isEmpty)
         #expect(rig.monitorEvents.all.filter { $0 == ended }.count == 1)
-        #expect(rig.count(rig.heard.all) {
-            $0 == .streamEnded(monitorId: rig.monitorId, sessionId: sessionId, reason: "ended_by_listener")
-        } == 1)
+        #expect(
+            rig.count(rig.heard.all) {
+                $0 == .streamEnded(monitorId: rig.monitorId, sessionId: sessionId, reason: "ended_by_listener")
+            } == 1)
         await rig.stop()
     }
 
@@ -185,9 +201,10 @@ struct ListenerStreamTests {
         let sessionId = try await rig.listener.openStream(monitorId: rig.monitorId, mediaType: .audio)
         #expect(await rig.heard.wait { if case .streamStarted = $0 { true } else { false } } != nil)
         await rig.monitor.endStream(sessionId: sessionId)
-        #expect(await rig.heard.wait {
-            $0 == .streamEnded(monitorId: rig.monitorId, sessionId: sessionId, reason: "ended_by_monitor")
-        } != nil)
+        #expect(
+            await rig.heard.wait {
+                $0 == .streamEnded(monitorId: rig.monitorId, sessionId: sessionId, reason: "ended_by_monitor")
+            } != nil)
         let receiver = try #require(rig.listenerEngine.peers(sessionId: sessionId).first)
         await rig.waitForEnd(receiver)
         #expect(receiver.endReason == "stopped")
@@ -232,11 +249,13 @@ struct ListenerStreamTests {
         #expect(try rig.listenerDatabase.listenerOnNoise() == .notify)
         let noise = try await rig.monitor.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 90, durationMs: 600))
         let sessionId = try #require(await rig.automaticStream())
-        #expect(await rig.monitorEvents.wait {
-            $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.endedByListener)
-        } != nil)
-        #expect(await rig.heard.wait { if case .noise(_, _, let event) = $0 { event.seq == noise.seq } else { false } }
-            != nil)
+        #expect(
+            await rig.monitorEvents.wait {
+                $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.endedByListener)
+            } != nil)
+        #expect(
+            await rig.heard.wait { if case .noise(_, _, let event) = $0 { event.seq == noise.seq } else { false } }
+                != nil)
         #expect(rig.listenerEngine.peers.isEmpty, "no receiver for a stream the listener does not want")
         #expect(!rig.heard.all.contains { if case .streamStarted = $0 { true } else { false } })
         #expect(await rig.monitor.activeStreams.isEmpty)
@@ -248,17 +267,20 @@ struct ListenerStreamTests {
         let rig = try await StreamRig(autoStream: .audio, autoStreamSec: 10, onNoise: .open)
         try await rig.monitor.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 90, durationMs: 600))
         let sessionId = try #require(await rig.automaticStream())
-        #expect(await rig.heard.wait {
-            $0 == .streamStarted(monitorId: rig.monitorId, sessionId: sessionId, mediaType: .audio)
-        } != nil)
+        #expect(
+            await rig.heard.wait {
+                $0 == .streamStarted(monitorId: rig.monitorId, sessionId: sessionId, mediaType: .audio)
+            } != nil)
         rig.clock.advance(by: .seconds(5))
-        #expect(await rig.heard.wait {
-            $0 == .streamEndingSoon(monitorId: rig.monitorId, sessionId: sessionId, secondsRemaining: 5)
-        } != nil)
+        #expect(
+            await rig.heard.wait {
+                $0 == .streamEndingSoon(monitorId: rig.monitorId, sessionId: sessionId, secondsRemaining: 5)
+            } != nil)
         rig.clock.advance(by: .seconds(5))
-        #expect(await rig.heard.wait {
-            $0 == .streamEnded(monitorId: rig.monitorId, sessionId: sessionId, reason: "ended_by_monitor")
-        } != nil)
+        #expect(
+            await rig.heard.wait {
+                $0 == .streamEnded(monitorId: rig.monitorId, sessionId: sessionId, reason: "ended_by_monitor")
+            } != nil)
         #expect(rig.monitorEvents.all.contains(.streamEnded(sessionId: sessionId, reason: StreamEndReason.timedOut)))
         let receiver = try #require(rig.listenerEngine.peers(sessionId: sessionId).first)
         await rig.waitForEnd(receiver)
@@ -286,9 +308,10 @@ struct ListenerStreamTests {
         #expect(!rig.heard.all.contains { if case .streamEnded = $0 { true } else { false } })
 
         await rig.listener.endStream(sessionId: sessionId)
-        #expect(await rig.monitorEvents.wait {
-            $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.endedByListener)
-        } != nil)
+        #expect(
+            await rig.monitorEvents.wait {
+                $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.endedByListener)
+            } != nil)
         await rig.stop()
     }
 
@@ -298,12 +321,14 @@ struct ListenerStreamTests {
         let sessionId = try await rig.listener.openStream(monitorId: rig.monitorId, mediaType: .audio)
         #expect(await rig.heard.wait { if case .streamStarted = $0 { true } else { false } } != nil)
         await rig.transport.shutdown()
-        #expect(await rig.heard.wait {
-            $0 == .streamEnded(monitorId: rig.monitorId, sessionId: sessionId, reason: "link_lost")
-        } != nil)
-        #expect(await rig.monitorEvents.wait {
-            $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.connectionClosed)
-        } != nil)
+        #expect(
+            await rig.heard.wait {
+                $0 == .streamEnded(monitorId: rig.monitorId, sessionId: sessionId, reason: "link_lost")
+            } != nil)
+        #expect(
+            await rig.monitorEvents.wait {
+                $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.connectionClosed)
+            } != nil)
         let receiver = try #require(rig.listenerEngine.peers(sessionId: sessionId).first)
         await rig.waitForEnd(receiver)
         #expect(receiver.endReason == "stopped")
@@ -324,14 +349,17 @@ struct ListenerStreamTests {
 
     @Test("a stream ending soon gets its own normal-urgency bubble that expires with it; start and end get none")
     func notifications() throws {
-        let soon = try #require(ListenerEvent.streamEndingSoon(monitorId: "m-1", sessionId: "s-1", secondsRemaining: 5)
-            .desktopNotification)
+        let soon = try #require(
+            ListenerEvent.streamEndingSoon(monitorId: "m-1", sessionId: "s-1", secondsRemaining: 5)
+                .desktopNotification)
         #expect(soon.urgency == .normal && soon.expiration == .after(.seconds(5)))
         #expect(soon.tag != nil && soon.tag != "m-1", "must not replace the monitor's alert bubble")
         #expect(soon.summary.contains("5 s"))
-        #expect(ListenerEvent.streamStarted(monitorId: "m-1", sessionId: "s-1", mediaType: .audio)
-            .desktopNotification == nil)
-        #expect(ListenerEvent.streamEnded(monitorId: "m-1", sessionId: "s-1", reason: "ended_by_monitor")
-            .desktopNotification == nil)
+        #expect(
+            ListenerEvent.streamStarted(monitorId: "m-1", sessionId: "s-1", mediaType: .audio)
+                .desktopNotification == nil)
+        #expect(
+            ListenerEvent.streamEnded(monitorId: "m-1", sessionId: "s-1", reason: "ended_by_monitor")
+                .desktopNotification == nil)
     }
 }

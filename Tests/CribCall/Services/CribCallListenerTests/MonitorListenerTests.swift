@@ -5,11 +5,11 @@ import CribCallProtocol
 import CribCallStore
 import DeviceIdentity
 import Foundation
+import ServiceDiscovery
 import SoundDetection
 import Synchronization
-import ServiceDiscovery
-import Testing
 import TestSupport
+import Testing
 
 /// The monitor and listener services against each other, over the in-memory transport: what a parent sees.
 @Suite("Monitor and listener services, end to end without sockets")
@@ -36,7 +36,9 @@ struct MonitorListenerTests {
         let events: Recorder<MonitorEvent>
     }
 
-    func startMonitor(_ network: InMemoryNetwork, identity: DeviceIdentity, database: CribCallDatabase) throws -> Monitor {
+    func startMonitor(_ network: InMemoryNetwork, identity: DeviceIdentity, database: CribCallDatabase) throws
+        -> Monitor
+    {
         let transport = network.listen(port: 48080, identity: PeerCertificate(identity: identity))
         let service = try MonitorService(identity: identity, database: database, transport: transport)
         let events = Recorder<MonitorEvent>()
@@ -57,13 +59,16 @@ struct MonitorListenerTests {
 
         let listenerIdentity = try DeviceIdentity.generate(now: Date())
         let listenerDatabase = try CribCallDatabase.inMemory()
-        let listener = ListenerService(identity: listenerIdentity, name: "Dad’s laptop", database: listenerDatabase,
-                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let listener = ListenerService(
+            identity: listenerIdentity, name: "Dad’s laptop", database: listenerDatabase,
+            connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
         await listener.setTimings(ping: .milliseconds(100), linkTimeout: .milliseconds(400))
 
         // Pairing: the listener types the PIN the monitor shows.
         let events = monitor.events
-        let paired = try await listener.pairWithPIN(host: "nursery", port: 48080, fingerprint: monitorIdentity.fingerprint) { _ in
+        let paired = try await listener.pairWithPIN(
+            host: "nursery", port: 48080, fingerprint: monitorIdentity.fingerprint
+        ) { _ in
             let shown = await events.wait { if case .pin = $0 { true } else { false } }
             if case .pin(let pin, _, _)? = shown { return pin }
             return nil
@@ -76,7 +81,8 @@ struct MonitorListenerTests {
         let listening = Task { for await event in await listener.listen() { heard.append(event) } }
         #expect(await heard.wait { if case .connected = $0 { true } else { false } } != nil)
         let live = try await monitor.service.reportNoise(NoiseDetection(offsetMs: 600, peakLevel: 84, durationMs: 600))
-        #expect(await heard.wait { if case .noise(_, _, let event) = $0 { event.seq == live.seq } else { false } } != nil)
+        #expect(
+            await heard.wait { if case .noise(_, _, let event) = $0 { event.seq == live.seq } else { false } } != nil)
 
         // The link goes down (monitor restarts); alerts during the outage are logged there.
         await monitor.listener.shutdown()
@@ -111,8 +117,9 @@ struct MonitorListenerTests {
         let payload = await monitor.service.showQR(port: 48080)
         let listenerIdentity = try DeviceIdentity.generate(now: Date())
         let database = try CribCallDatabase.inMemory()
-        let listener = ListenerService(identity: listenerIdentity, name: "Phone", database: database,
-                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let listener = ListenerService(
+            identity: listenerIdentity, name: "Phone", database: database,
+            connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
         let record = try await listener.pairWithQR(qrText: payload.qrText, host: "nursery")
         #expect(record.fingerprint == monitorIdentity.fingerprint && record.lastKnownPort == 48080)
         #expect(try database.trustedMonitors().count == 1)
@@ -129,8 +136,9 @@ struct MonitorListenerTests {
         _ = try await monitor.service.advertise(using: mdns)
         let payload = await monitor.service.showQR()
         let listenerIdentity = try DeviceIdentity.generate(now: Date())
-        let listener = ListenerService(identity: listenerIdentity, name: "Phone", database: try CribCallDatabase.inMemory(),
-                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let listener = ListenerService(
+            identity: listenerIdentity, name: "Phone", database: try CribCallDatabase.inMemory(),
+            connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
         let record = try await listener.pairWithQR(qrText: payload.qrText, discoveringWith: mdns)
         #expect(record.monitorId == monitorIdentity.deviceId.uuidString.lowercased())
         #expect(record.lastKnownHost == "192.0.2.10" && record.lastKnownPort == 48080)
@@ -138,7 +146,8 @@ struct MonitorListenerTests {
         // A code for a monitor that is not on the LAN fails with advice, after the timeout.
         let elsewhere = InMemoryServiceDiscovery()
         let absent = await #expect(throws: ListenerService.Failure.self) {
-            try await listener.pairWithQR(qrText: payload.qrText, discoveringWith: elsewhere, timeout: .milliseconds(200))
+            try await listener.pairWithQR(
+                qrText: payload.qrText, discoveringWith: elsewhere, timeout: .milliseconds(200))
         }
         #expect(absent?.description.contains("--address") == true)
         await monitor.listener.shutdown()
@@ -153,9 +162,11 @@ struct MonitorListenerTests {
         let monitor = try startMonitor(network, identity: monitorIdentity, database: monitorDatabase)
         let listenerIdentity = try DeviceIdentity.generate(now: Date())
         let database = try CribCallDatabase.inMemory()
-        let listener = ListenerService(identity: listenerIdentity, name: "Phone", database: database,
-                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
-        let record = try await listener.pairWithQR(qrText: await monitor.service.showQR(port: 48080).qrText, host: "nursery")
+        let listener = ListenerService(
+            identity: listenerIdentity, name: "Phone", database: database,
+            connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let record = try await listener.pairWithQR(
+            qrText: await monitor.service.showQR(port: 48080).qrText, host: "nursery")
         #expect(try monitorDatabase.trustedListeners().count == 1)
 
         #expect(try await listener.forget(record) == .monitorConfirmed)
@@ -163,7 +174,8 @@ struct MonitorListenerTests {
         #expect(try monitorDatabase.trustedListeners().isEmpty)
 
         // Paired again, then the monitor is switched off: forgotten here, with the reason it was not told.
-        let again = try await listener.pairWithQR(qrText: await monitor.service.showQR(port: 48080).qrText, host: "nursery")
+        let again = try await listener.pairWithQR(
+            qrText: await monitor.service.showQR(port: 48080).qrText, host: "nursery")
         await monitor.listener.shutdown()
         await monitor.run.value
         guard case .monitorNotTold(let reason) = try await listener.forget(again, timeout: .seconds(2)) else {
@@ -178,7 +190,8 @@ struct MonitorListenerTests {
 
 @Suite("Discovery through the services (in-memory mDNS)")
 struct DiscoveryServiceTests {
-    @Test("the monitor advertises; the listener scans, finds it by name or id prefix, pairs, and then sees it as paired")
+    @Test(
+        "the monitor advertises; the listener scans, finds it by name or id prefix, pairs, and then sees it as paired")
     func advertiseScanPair() async throws {
         let network = InMemoryNetwork()
         let mdns = InMemoryServiceDiscovery(hosts: ["192.0.2.10"])
@@ -196,8 +209,9 @@ struct DiscoveryServiceTests {
         }
 
         let listenerIdentity = try DeviceIdentity.generate(now: Date())
-        let listener = ListenerService(identity: listenerIdentity, name: "Phone", database: try CribCallDatabase.inMemory(),
-                                       connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let listener = ListenerService(
+            identity: listenerIdentity, name: "Phone", database: try CribCallDatabase.inMemory(),
+            connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
         let before = try await listener.scan(using: mdns, for: .milliseconds(200))
         #expect(before.map(\.monitor.monitorName) == ["Nursery"])
         #expect(before.first?.paired == false)
@@ -205,14 +219,17 @@ struct DiscoveryServiceTests {
         #expect(before.first?.monitor.port == 48080)
 
         let byName = try await listener.find("Nursery", using: mdns)
-        let byPrefix = try await listener.find(String(monitorIdentity.deviceId.uuidString.lowercased().prefix(6)), using: mdns)
+        let byPrefix = try await listener.find(
+            String(monitorIdentity.deviceId.uuidString.lowercased().prefix(6)), using: mdns)
         #expect(byName?.monitorId == monitorIdentity.deviceId.uuidString.lowercased() && byPrefix == byName)
         #expect(try await listener.find("Kitchen", using: mdns, timeout: .milliseconds(200)) == nil)
 
         let found = try #require(byName)
         let fingerprint = try #require(CertificateFingerprint(hex: found.certFingerprint))
-        _ = try await listener.pairWithPIN(host: found.hosts[0], port: found.port, fingerprint: fingerprint,
-                                           monitorName: found.monitorName) { _ in
+        _ = try await listener.pairWithPIN(
+            host: found.hosts[0], port: found.port, fingerprint: fingerprint,
+            monitorName: found.monitorName
+        ) { _ in
             await pins.wait { _ in true }
         }
         let after = try await listener.scan(using: mdns, for: .milliseconds(200))

@@ -5,8 +5,8 @@ import Foundation
 import ServiceDiscovery
 import SoundDetection
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Settings changed from another terminal (`cribcall settings set …`, same data directory) take effect in the
 /// running monitor: detection follows them and a new name is announced on the LAN.
@@ -64,17 +64,22 @@ struct LiveSettingsTests {
         let detections = Mutex<[(detection: NoiseDetection, chunk: Int)]>([])
         let switchAfter = 20
         let seen = Mutex(0)
-        try await DetectionLoop.run(input: input, configuration: {
-            let count = seen.withLock { count in
-                count += 1
-                return count
+        try await DetectionLoop.run(
+            input: input,
+            configuration: {
+                let count = seen.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count == switchAfter { threshold.withLock { $0 = 60 } }
+                return try! SoundDetectorConfiguration(
+                    threshold: threshold.withLock { $0 }, minDurationMs: 300,
+                    cooldownSeconds: 60)
+            },
+            report: { detection in
+                detections.withLock { $0.append((detection, seen.withLock { $0 })) }
             }
-            if count == switchAfter { threshold.withLock { $0 = 60 } }
-            return try! SoundDetectorConfiguration(threshold: threshold.withLock { $0 }, minDurationMs: 300,
-                                                   cooldownSeconds: 60)
-        }) { detection in
-            detections.withLock { $0.append((detection, seen.withLock { $0 })) }
-        }
+        )
         let found = detections.withLock { $0 }
         // One detection, only once the threshold was lowered (the tone is loud from the first chunk on).
         #expect(found.count == 1, "\(found)")

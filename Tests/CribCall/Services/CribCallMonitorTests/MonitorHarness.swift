@@ -25,8 +25,9 @@ final class MonitorHarness: Sendable {
         monitor = try DeviceIdentity.generate(now: Date())
         self.database = try database ?? CribCallDatabase.inMemory()
         let listener = network.listen(port: port, identity: PeerCertificate(identity: monitor))
-        let service = try MonitorService(identity: monitor, database: self.database, transport: listener,
-                                         mediaEngine: mediaEngine, streamClock: streamClock)
+        let service = try MonitorService(
+            identity: monitor, database: self.database, transport: listener,
+            mediaEngine: mediaEngine, streamClock: streamClock)
         self.service = service
         let recorded = self.recorded
         tasks = [

@@ -5,8 +5,8 @@ import CribCallStore
 import DeviceIdentity
 import Foundation
 import SoundDetection
-import Testing
 import TestSupport
+import Testing
 
 @Suite("MonitorService: pairing, alerts, replay and revocation over a control transport")
 struct MonitorServiceTests {
@@ -19,9 +19,10 @@ struct MonitorServiceTests {
     /// Pairs `listener` with the PIN the monitor shows; returns the open connection.
     func pairByPIN(_ harness: MonitorHarness) async throws -> InMemoryControlConnection {
         let connection = try await harness.connect(listener)
-        var pairing = PINPairingListener(local: LocalDevice(listener, name: "Dad’s laptop"),
-                                         monitorId: harness.monitor.deviceId.uuidString.lowercased(),
-                                         monitorFingerprint: connection.peer.fingerprint)
+        var pairing = PINPairingListener(
+            local: LocalDevice(listener, name: "Dad’s laptop"),
+            monitorId: harness.monitor.deviceId.uuidString.lowercased(),
+            monitorFingerprint: connection.peer.fingerprint)
         try await connection.send(.pinPairingInit(pairing.start()))
         var frames = connection.inbound.makeAsyncIterator()
         let required = try #require(try await connection.nextMessage(&frames))
@@ -30,7 +31,9 @@ struct MonitorServiceTests {
         let pin = try #require(await harness.shownPIN(for: challenge.pairingSessionId))
         try await connection.send(.pinSubmit(try pairing.submit(pin: pin)))
         let answer = try #require(try await connection.nextMessage(&frames))
-        guard case .paired(let monitor) = try pairing.handle(answer) else { throw PairingError(.rejected, "not paired") }
+        guard case .paired(let monitor) = try pairing.handle(answer) else {
+            throw PairingError(.rejected, "not paired")
+        }
         #expect(monitor.fingerprint == harness.monitor.fingerprint)
         return connection
     }
@@ -53,9 +56,10 @@ struct MonitorServiceTests {
     func wrongPINs() async throws {
         let harness = try MonitorHarness()
         let connection = try await harness.connect(listener)
-        var pairing = PINPairingListener(local: LocalDevice(listener, name: "L"),
-                                         monitorId: harness.monitor.deviceId.uuidString.lowercased(),
-                                         monitorFingerprint: connection.peer.fingerprint)
+        var pairing = PINPairingListener(
+            local: LocalDevice(listener, name: "L"),
+            monitorId: harness.monitor.deviceId.uuidString.lowercased(),
+            monitorFingerprint: connection.peer.fingerprint)
         try await connection.send(.pinPairingInit(pairing.start()))
         var frames = connection.inbound.makeAsyncIterator()
         _ = try pairing.handle(try #require(try await connection.nextMessage(&frames)))
@@ -71,7 +75,8 @@ struct MonitorServiceTests {
             remaining.append(rejection.attemptsRemaining ?? -1)
             if attempt < 2 {
                 _ = try pairing.handle(reply)
-                _ = try pairing.handle(try #require(try await connection.nextMessage(&frames)))  // the fresh PIN_REQUIRED
+                // the fresh PIN_REQUIRED
+                _ = try pairing.handle(try #require(try await connection.nextMessage(&frames)))
             }
         }
         #expect(remaining == [2, 1, 0])
@@ -107,7 +112,8 @@ struct MonitorServiceTests {
         let trusted = try await pairByPIN(harness)
         let stranger = try await harness.connect(try DeviceIdentity.generate(now: Date()))
         let first = try await harness.service.reportNoise(NoiseDetection(offsetMs: 600, peakLevel: 84, durationMs: 600))
-        let second = try await harness.service.reportNoise(NoiseDetection(offsetMs: 9000, peakLevel: 90, durationMs: 600))
+        let second = try await harness.service.reportNoise(
+            NoiseDetection(offsetMs: 9000, peakLevel: 90, durationMs: 600))
         #expect(second.seq == first.seq + 1)
         var frames = trusted.inbound.makeAsyncIterator()
         #expect(try await trusted.nextMessage(&frames) == .noiseEvent(first))

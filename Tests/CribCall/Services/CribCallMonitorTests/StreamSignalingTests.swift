@@ -1,8 +1,8 @@
-import CribCallTestSupport
 import ControlTransport
 import CribCallMonitor
 import CribCallProtocol
 import CribCallStore
+import CribCallTestSupport
 import DeviceIdentity
 import Foundation
 import SoundDetection
@@ -62,7 +62,10 @@ final class ListenerLink: Sendable {
     /// Sends a PING and returns what arrived before its PONG: the monitor queues the PONG after everything it
     /// queued for this listener before handling the PING, so an empty result means "nothing else was sent".
     func sync() async throws -> [ControlMessage] {
-        let stamp = pings.withLock { $0 += 1; return $0 }
+        let stamp = pings.withLock {
+            $0 += 1
+            return $0
+        }
         try await send(.ping(Ping(timestamp: stamp)))
         var before: [ControlMessage] = []
         while let message = await next() {
@@ -79,9 +82,10 @@ extension MonitorHarness {
     func trustedLink(_ identity: DeviceIdentity, name: String = "Listener") async throws -> ListenerLink {
         let listenerId = identity.deviceId.uuidString.lowercased()
         try database.trustListener(
-            TrustedListener(listenerId: listenerId, name: name,
-                            publicKey: Data(identity.publicKeySPKI).base64EncodedString(),
-                            fingerprint: identity.fingerprint),
+            TrustedListener(
+                listenerId: listenerId, name: name,
+                publicKey: Data(identity.publicKeySPKI).base64EncodedString(),
+                fingerprint: identity.fingerprint),
             at: Date())
         await service.reloadTrust()
         let link = ListenerLink(try await connect(identity), listenerId: listenerId)
@@ -130,13 +134,17 @@ struct StreamSignalingTests {
     /// START_STREAM_REQUEST, then the accepted response, the offer and the three candidates, checked exactly.
     func open(_ sessionId: String, _ mediaType: MediaType = .audio, on link: ListenerLink) async throws {
         try await link.send(.startStreamRequest(StartStreamRequest(sessionId: sessionId, mediaType: mediaType)))
-        let expected: [ControlMessage] = [
-            .startStreamResponse(StartStreamResponse(sessionId: sessionId, accepted: true)),
-            .webrtcOffer(SessionDescription(sessionId: sessionId,
-                                            sdp: InMemoryMediaPeer.offerSDP(sessionId: sessionId, mediaType: mediaType))),
-        ] + InMemoryMediaPeer.candidates(for: .sender).map {
-            .webrtcIce(IceCandidateMessage(sessionId: sessionId, candidate: $0))
-        }
+        let expected: [ControlMessage] =
+            [
+                .startStreamResponse(StartStreamResponse(sessionId: sessionId, accepted: true)),
+                .webrtcOffer(
+                    SessionDescription(
+                        sessionId: sessionId,
+                        sdp: InMemoryMediaPeer.offerSDP(sessionId: sessionId, mediaType: mediaType))),
+            ]
+            + InMemoryMediaPeer.candidates(for: .sender).map {
+                .webrtcIce(IceCandidateMessage(sessionId: sessionId, candidate: $0))
+            }
         #expect(await link.next(expected.count) == expected)
     }
 
@@ -154,7 +162,9 @@ struct StreamSignalingTests {
         return try #require(peers.first)
     }
 
-    @Test("an accepted stream: the sender's offer and candidates reach the listener, its answer and candidates the sender")
+    @Test(
+        "an accepted stream: the sender's offer and candidates reach the listener, its answer and candidates the sender"
+    )
     func offerAnswerIce() async throws {
         let harness = try harness()
         let link = try await harness.trustedLink(try newListener())
@@ -168,8 +178,12 @@ struct StreamSignalingTests {
         #expect(sender.remoteCandidates == InMemoryMediaPeer.candidates(for: .receiver))
         #expect(sender.isFlowing && sender.endReason == nil)
         #expect(await harness.service.activeStreams.map(\.sessionId) == ["S1"])
-        #expect(await harness.streamEvents(count: 1)
-            == [.streamStarted(sessionId: "S1", listenerId: link.listenerId, mediaType: .audioVideo, automatic: false)])
+        #expect(
+            await harness.streamEvents(count: 1)
+                == [
+                    .streamStarted(
+                        sessionId: "S1", listenerId: link.listenerId, mediaType: .audioVideo, automatic: false)
+                ])
         await harness.stop()
     }
 
@@ -200,12 +214,14 @@ struct StreamSignalingTests {
         await harness.service.endStream(sessionId: "S1")
         #expect(try await link.sync() == [.endStream(StreamReference(sessionId: "S1"))])
         #expect(try sender("S1").endReason == "stopped")
-        #expect(await harness.streamEvents(count: 2).last
-            == .streamEnded(sessionId: "S1", reason: StreamEndReason.endedByMonitor))
+        #expect(
+            await harness.streamEvents(count: 2).last
+                == .streamEnded(sessionId: "S1", reason: StreamEndReason.endedByMonitor))
         await harness.stop()
     }
 
-    @Test("at most 4 concurrent streams: the fifth is declined with a reason and gets no sender; a freed slot is reused")
+    @Test(
+        "at most 4 concurrent streams: the fifth is declined with a reason and gets no sender; a freed slot is reused")
     func capacity() async throws {
         let harness = try harness()
         let first = try await harness.trustedLink(try newListener())
@@ -318,8 +334,10 @@ struct StreamSignalingTests {
         try await open("B", on: leaving)
         try await open("C", on: staying)
         await leaving.connection.close(code: 0)
-        #expect(await harness.event { $0 == .streamEnded(sessionId: "B", reason: StreamEndReason.connectionClosed) } != nil)
-        #expect(await harness.event { $0 == .streamEnded(sessionId: "A", reason: StreamEndReason.connectionClosed) } != nil)
+        #expect(
+            await harness.event { $0 == .streamEnded(sessionId: "B", reason: StreamEndReason.connectionClosed) } != nil)
+        #expect(
+            await harness.event { $0 == .streamEnded(sessionId: "A", reason: StreamEndReason.connectionClosed) } != nil)
         #expect(await harness.service.activeStreams.map(\.sessionId) == ["C"])
         #expect(try sender("A").endReason == "stopped")
         #expect(try sender("B").endReason == "stopped")
@@ -335,16 +353,18 @@ struct StreamSignalingTests {
         try await open("S1", on: link)
         try sender("S1").fail(reason: "camera unplugged")
         #expect(await link.next() == .endStream(StreamReference(sessionId: "S1")))
-        #expect(await harness.event {
-            $0 == .streamEnded(sessionId: "S1", reason: "\(StreamEndReason.mediaFailed): camera unplugged")
-        } != nil)
+        #expect(
+            await harness.event {
+                $0 == .streamEnded(sessionId: "S1", reason: "\(StreamEndReason.mediaFailed): camera unplugged")
+            } != nil)
 
         engine.refuse("no GStreamer plugin for vp8enc")
         try await link.send(.startStreamRequest(StartStreamRequest(sessionId: "S2", mediaType: .audioVideo)))
-        #expect(await link.next(2) == [
-            .startStreamResponse(StartStreamResponse(sessionId: "S2", accepted: true)),
-            .endStream(StreamReference(sessionId: "S2")),
-        ])
+        #expect(
+            await link.next(2) == [
+                .startStreamResponse(StartStreamResponse(sessionId: "S2", accepted: true)),
+                .endStream(StreamReference(sessionId: "S2")),
+            ])
         #expect(await harness.service.activeStreams.isEmpty)
         await harness.stop()
     }
@@ -381,13 +401,17 @@ struct StreamSignalingTests {
         }
         let offer = InMemoryMediaPeer.offerSDP(sessionId: sessionId, mediaType: mediaType)
         #expect(await link.next() == .webrtcOffer(SessionDescription(sessionId: sessionId, sdp: offer)))
-        #expect(await link.next(3) == InMemoryMediaPeer.candidates(for: .sender).map {
-            .webrtcIce(IceCandidateMessage(sessionId: sessionId, candidate: $0))
-        })
+        #expect(
+            await link.next(3)
+                == InMemoryMediaPeer.candidates(for: .sender).map {
+                    .webrtcIce(IceCandidateMessage(sessionId: sessionId, candidate: $0))
+                })
         return sessionId
     }
 
-    @Test("noise with autoStream on: NOISE_EVENT names a stream, its offer follows, ENDING_SOON 5 s before it stops after N s")
+    @Test(
+        "noise with autoStream on: NOISE_EVENT names a stream, its offer follows, ENDING_SOON 5 s before it stops after N s"
+    )
     func autoStreamTimesOut() async throws {
         let harness = try harness(autoStream: .audio, autoStreamSec: 10)
         let link = try await harness.trustedLink(try newListener())
@@ -395,18 +419,23 @@ struct StreamSignalingTests {
         try await answer(sessionId, on: link)
         #expect(try await link.sync().isEmpty)
         #expect(try sender(sessionId).isFlowing)
-        #expect(await harness.event {
-            $0 == .streamStarted(sessionId: sessionId, listenerId: link.listenerId, mediaType: .audio, automatic: true)
-        } != nil)
+        #expect(
+            await harness.event {
+                $0
+                    == .streamStarted(
+                        sessionId: sessionId, listenerId: link.listenerId, mediaType: .audio, automatic: true)
+            } != nil)
 
         clock.advance(by: .seconds(4))
         clock.advance(by: .seconds(1))
-        #expect(await link.next()
-            == .streamEndingSoon(StreamEndingSoon(sessionId: sessionId, secondsRemaining: 5)))
+        #expect(
+            await link.next()
+                == .streamEndingSoon(StreamEndingSoon(sessionId: sessionId, secondsRemaining: 5)))
         clock.advance(by: .seconds(5))
         #expect(await link.next() == .endStream(StreamReference(sessionId: sessionId)))
         #expect(try sender(sessionId).endReason == "stopped")
-        #expect(await harness.event { $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.timedOut) } != nil)
+        #expect(
+            await harness.event { $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.timedOut) } != nil)
 
         // The log keeps no stream id: a replayed event must not name a stream that is over.
         try await link.send(.eventsSince(EventsSince(afterSeq: 0)))
@@ -425,8 +454,9 @@ struct StreamSignalingTests {
         let sessionId = try #require(try await noiseWithAutoStream(harness, link, mediaType: .audioVideo))
         try await answer(sessionId, on: link)
         clock.advance(by: .seconds(5))
-        #expect(await link.next()
-            == .streamEndingSoon(StreamEndingSoon(sessionId: sessionId, secondsRemaining: 5)))
+        #expect(
+            await link.next()
+                == .streamEndingSoon(StreamEndingSoon(sessionId: sessionId, secondsRemaining: 5)))
 
         try await link.send(.pinStream(StreamReference(sessionId: sessionId)))
         #expect(try await link.sync().isEmpty, "PIN_STREAM needs no reply")
@@ -439,9 +469,10 @@ struct StreamSignalingTests {
         try await link.send(.endStream(StreamReference(sessionId: sessionId)))
         #expect(try await link.sync().isEmpty)
         #expect(try sender(sessionId).endReason == "stopped")
-        #expect(await harness.event {
-            $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.endedByListener)
-        } != nil)
+        #expect(
+            await harness.event {
+                $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.endedByListener)
+            } != nil)
         await harness.stop()
     }
 
@@ -455,23 +486,28 @@ struct StreamSignalingTests {
             return
         }
         try await link.send(.endStream(StreamReference(sessionId: sessionId)))
-        #expect(await harness.event {
-            $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.endedByListener)
-        } != nil)
+        #expect(
+            await harness.event {
+                $0 == .streamEnded(sessionId: sessionId, reason: StreamEndReason.endedByListener)
+            } != nil)
         #expect(await harness.service.activeStreams.isEmpty)
         // The sender, if it was made before the END_STREAM, is stopped; late candidates are dropped silently.
         for _ in 0..<100 where engine.peers(sessionId: sessionId).contains(where: { $0.endReason == nil }) {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(engine.peers(sessionId: sessionId).allSatisfy { $0.endReason == "stopped" })
-        try await link.send(.webrtcIce(IceCandidateMessage(sessionId: sessionId,
-                                                           candidate: InMemoryMediaPeer.candidates(for: .receiver)[0])))
-        #expect(try await link.sync().allSatisfy { message in
-            switch message {
-            case .webrtcOffer, .webrtcIce: true  // what the sender said before the END_STREAM was handled
-            default: false
-            }
-        })
+        try await link.send(
+            .webrtcIce(
+                IceCandidateMessage(
+                    sessionId: sessionId,
+                    candidate: InMemoryMediaPeer.candidates(for: .receiver)[0])))
+        #expect(
+            try await link.sync().allSatisfy { message in
+                switch message {
+                case .webrtcOffer, .webrtcIce: true  // what the sender said before the END_STREAM was handled
+                default: false
+                }
+            })
         await harness.stop()
     }
 
@@ -494,7 +530,7 @@ struct StreamSignalingTests {
         try await open("S1", on: watching)
         try await on.service.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 80, durationMs: 600))
         guard case .noiseEvent(let forWatcher)? = await watching.next(),
-              case .noiseEvent(let forIdle)? = await idle.next()
+            case .noiseEvent(let forIdle)? = await idle.next()
         else {
             Issue.record("expected NOISE_EVENTs")
             return

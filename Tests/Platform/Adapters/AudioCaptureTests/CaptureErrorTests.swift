@@ -1,8 +1,9 @@
-@testable import AudioCapture
 import CGStreamer
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AudioCapture
 
 /// Failures end the stream quickly with a message that says what to do.
 @Suite("Capture errors")

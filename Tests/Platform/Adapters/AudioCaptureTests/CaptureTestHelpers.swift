@@ -1,7 +1,8 @@
-@testable import AudioCapture
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AudioCapture
 
 /// 16-bit PCM WAV files written by the tests.
 enum WAVFile {

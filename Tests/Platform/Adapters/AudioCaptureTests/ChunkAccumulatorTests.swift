@@ -1,5 +1,6 @@
-@testable import AudioCapture
 import Testing
+
+@testable import AudioCapture
 
 @Suite("Chunking")
 struct ChunkAccumulatorTests {

@@ -12,12 +12,14 @@ enum EncodedFile {
     static func encode(wav: String, to output: String, with encoder: String) throws {
         guard gst_init_check(nil, nil, nil) != 0 else { throw Failure(description: "gst_init_check failed") }
         var error: UnsafeMutablePointer<GError>?
-        let description = "filesrc location=\"\(wav)\" ! wavparse ! audioconvert ! \(encoder) ! "
+        let description =
+            "filesrc location=\"\(wav)\" ! wavparse ! audioconvert ! \(encoder) ! "
             + "filesink location=\"\(output)\""
         guard let pipeline = gst_parse_launch(description, &error) else {
             defer { g_clear_error(&error) }
-            throw Failure(description: "cannot build '\(description)': "
-                + (error.map { String(cString: $0.pointee.message) } ?? "?"))
+            throw Failure(
+                description: "cannot build '\(description)': "
+                    + (error.map { String(cString: $0.pointee.message) } ?? "?"))
         }
         g_clear_error(&error)
         defer {

@@ -1,8 +1,9 @@
-@testable import AudioCapture
 import Foundation
 import SoundDetection
-import Testing
 import TestSupport
+import Testing
+
+@testable import AudioCapture
 
 /// A file source through the real GStreamer pipeline: decoding, downmix, resampling to 16 kHz, gapless looping,
 /// real-time pacing, bounded buffering and teardown.

@@ -1,9 +1,10 @@
-@testable import AudioCapture
 import Foundation
 import SoundDetection
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import AudioCapture
 
 /// One microphone, two consumers: sound detection gets 16 kHz chunks while live streams get the same audio at
 /// 48 kHz from ``LiveAudioFeed``, buffer by buffer.

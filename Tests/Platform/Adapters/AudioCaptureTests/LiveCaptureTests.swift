@@ -1,5 +1,6 @@
-@testable import AudioCapture
 import Testing
+
+@testable import AudioCapture
 
 /// The live-source path (no file pacing, no looping) through a real ALSA PCM: alsa-lib's `null` device, which
 /// exists without sound hardware and records digital silence.

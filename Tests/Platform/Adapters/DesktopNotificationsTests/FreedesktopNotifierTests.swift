@@ -5,7 +5,7 @@ import Testing
 @testable import DesktopNotifications
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The notifier against an independent notification server (jeepney) on a private dbus-daemon.
@@ -25,9 +25,10 @@ struct FreedesktopNotifierTests {
         #expect(notifier.server.specificationVersion == "1.2")
         #expect(notifier.capabilities.contains("body"))
 
-        let id = try await notifier.notify(DesktopNotification(
-            summary: "Noise from “Nursery”", body: "Peak level 0.82 (#7)", urgency: .critical, category: .device,
-            tag: "monitor-1", expiration: .never))
+        let id = try await notifier.notify(
+            DesktopNotification(
+                summary: "Noise from “Nursery”", body: "Peak level 0.82 (#7)", urgency: .critical, category: .device,
+                tag: "monitor-1", expiration: .never))
         let received = try #require(await server.waitForNotifications(1).first)
         #expect(received["signature"] as? String == "susssasa{sv}i")
         #expect(received["app_name"] as? String == "CribCall")
@@ -89,7 +90,8 @@ struct FreedesktopNotifierTests {
 
         let invalid = String(decoding: [0x4E, 0xFF, 0xC3, 0x28, 0xED, 0xA0, 0x80, 0x21], as: UTF8.self)
         let summary = "Nur\u{0}sery\u{1B}[31m " + String(Unicode.Scalar(0xFFFF as UInt32)!) + invalid
-        let body = "<b>Baby & co</b>\r\n" + String(repeating: "a", count: 1021) + "👶🏽" + String(repeating: "b", count: 4000)
+        let body =
+            "<b>Baby & co</b>\r\n" + String(repeating: "a", count: 1021) + "👶🏽" + String(repeating: "b", count: 4000)
         _ = try await notifier.notify(DesktopNotification(summary: summary, body: body, icon: "icon\u{7}"))
         let received = try #require(await server.waitForNotifications(1).first)
         let receivedSummary = try #require(received["summary"] as? String)
@@ -151,7 +153,12 @@ struct FreedesktopNotifierTests {
         let notifier = try await FreedesktopNotifier.connect(environment: bus.environment, timeout: timeout)
 
         let ticks = Ticker()
-        let ticking = Task { while !Task.isCancelled { await ticks.tick(); try? await Task.sleep(for: .milliseconds(20)) } }
+        let ticking = Task {
+            while !Task.isCancelled {
+                await ticks.tick()
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
         let start = ContinuousClock.now
         let error = await #expect(throws: DesktopNotificationError.self) {
             try await notifier.notify(DesktopNotification(summary: "Noise", tag: "monitor-1"))

@@ -22,19 +22,19 @@ final class PrivateSessionBus: Sendable {
         let directory = try Subprocess.temporaryDirectory("dbus-bus")
         let config = directory.appendingPathComponent("bus.conf")
         try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(directory.path)/bus</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """.write(to: config, atomically: true, encoding: .utf8)
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(directory.path)/bus</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """.write(to: config, atomically: true, encoding: .utf8)
         let daemon = try BackgroundProcess(
             "dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"])
         let address: String
@@ -63,7 +63,8 @@ final class NotificationServer: Sendable {
 
     static func start(on bus: PrivateSessionBus, arguments: [String] = []) async throws -> NotificationServer {
         guard let python = InteropPeers.python else {
-            throw PeerFailure("the Python interop venv is missing (HOMEAPPS_PYTHON or .venv/bin/python); run `make test`")
+            throw PeerFailure(
+                "the Python interop venv is missing (HOMEAPPS_PYTHON or .venv/bin/python); run `make test`")
         }
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/dbus/notification_server.py").path
         let process = try BackgroundProcess(python, [script, "--address", bus.address] + arguments)
@@ -112,7 +113,9 @@ struct PeerFailure: Error, CustomStringConvertible {
 enum NotificationTestTools {
     static func available(for test: String, needsPython: Bool = true) -> Bool {
         var missing: [String] = []
-        if (try? Subprocess.resolve("dbus-daemon")) == nil { missing.append("dbus-daemon (Debian package dbus-daemon)") }
+        if (try? Subprocess.resolve("dbus-daemon")) == nil {
+            missing.append("dbus-daemon (Debian package dbus-daemon)")
+        }
         if needsPython, InteropPeers.python == nil {
             missing.append("the Python venv with jeepney==0.9.0 (make test)")
         }
@@ -120,8 +123,9 @@ enum NotificationTestTools {
         if InteropPeers.required {
             Issue.record("\(test) needs \(missing.joined(separator: ", "))")
         } else {
-            FileHandle.standardError.write(Data(
-                "WARNING: SKIPPING \(test): missing \(missing.joined(separator: ", ")). Run `make test`.\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "WARNING: SKIPPING \(test): missing \(missing.joined(separator: ", ")). Run `make test`.\n".utf8))
         }
         return false
     }

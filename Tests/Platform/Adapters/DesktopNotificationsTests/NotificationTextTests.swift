@@ -8,21 +8,25 @@ import Testing
 struct NotificationTextTests {
     @Test("text within the bound keeps newlines and tabs, loses controls, NUL and noncharacters")
     func dropsControls() {
-        let noncharacters = String(String.UnicodeScalarView(
-            [0xFFFE, 0x1FFFF, 0xFDD0].compactMap(Unicode.Scalar.init(_:) as (UInt32) -> Unicode.Scalar?)))
+        let noncharacters = String(
+            String.UnicodeScalarView(
+                [0xFFFE, 0x1FFFF, 0xFDD0].compactMap(Unicode.Scalar.init(_:) as (UInt32) -> Unicode.Scalar?)))
         #expect(noncharacters.unicodeScalars.count == 3)
-        #expect(NotificationText.sanitized("a\u{0}b\u{1F}c\u{7F}d\u{85}e\nf\tg" + noncharacters + "h", limit: 100)
-            == "abcde\nf\tgh")
+        #expect(
+            NotificationText.sanitized("a\u{0}b\u{1F}c\u{7F}d\u{85}e\nf\tg" + noncharacters + "h", limit: 100)
+                == "abcde\nf\tgh")
         #expect(MessageWriter.isValid(NotificationText.sanitized("x\u{0}y", limit: 10)))
         #expect(!MessageWriter.isValid("x\u{0}y"))
     }
 
-    @Test("overlong text is cut at a character boundary with an ellipsis, within the byte bound", arguments: [
-        ("é", 600, "", 1024),  // 2-byte characters
-        ("👨‍👩‍👧", 100, "", 256),  // one grapheme of 18 bytes
-        ("a", 1023, "€", 1024),  // a 3-byte character crossing the bound
-        ("a", 5000, "", 3),  // room for the ellipsis only
-    ])
+    @Test(
+        "overlong text is cut at a character boundary with an ellipsis, within the byte bound",
+        arguments: [
+            ("é", 600, "", 1024),  // 2-byte characters
+            ("👨‍👩‍👧", 100, "", 256),  // one grapheme of 18 bytes
+            ("a", 1023, "€", 1024),  // a 3-byte character crossing the bound
+            ("a", 5000, "", 3),  // room for the ellipsis only
+        ])
     func truncates(unit: String, count: Int, tail: String, limit: Int) {
         let text = String(repeating: unit, count: count) + tail
         let result = NotificationText.sanitized(text, limit: limit)

@@ -1,11 +1,12 @@
 import Foundation
 import QRCode
-import Testing
 import TestSupport
+import Testing
 
 @Suite("QR codes: libqrencode matrix, terminal text, PNG read back by zbarimg")
 struct QRCodeTests {
-    static let payload = #"{"monitorCertFingerprint":"9e3ddbe404de4780bfb9ba89015dac49a33875f9065fb5264e111da85e43163e","monitorId":"5d24d511-413f-49b4-9c10-497df3c8af53","monitorName":"Nursery ☾","pairingToken":"q8Zk1X0b2yM3nRk9pQ7wVg","service":{"defaultPort":48080,"protocol":"baby-monitor","version":1},"type":"monitor_pair_v1"}"#
+    static let payload =
+        #"{"monitorCertFingerprint":"9e3ddbe404de4780bfb9ba89015dac49a33875f9065fb5264e111da85e43163e","monitorId":"5d24d511-413f-49b4-9c10-497df3c8af53","monitorName":"Nursery ☾","pairingToken":"q8Zk1X0b2yM3nRk9pQ7wVg","service":{"defaultPort":48080,"protocol":"baby-monitor","version":1},"type":"monitor_pair_v1"}"#
 
     @Test("the PNG decodes back to exactly the pairing payload (zbarimg, an independent decoder)")
     func pngDecodes() async throws {

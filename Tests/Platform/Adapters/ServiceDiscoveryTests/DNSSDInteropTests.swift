@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real adapter against a real Avahi daemon and an independent mDNS stack (python-zeroconf), each in its own
 /// network namespace. Each test has namespaces of its own (the same addresses in separate network stacks), so the
@@ -19,16 +19,22 @@ struct DNSSDInteropTests {
     func advertisementSeenByZeroconf() async throws {
         guard Self.canRun("advertisementSeenByZeroconf", python: true) else { return }
         try await MDNSNetwork.with(avahiIn: ["a"]) { network in
-            let advertiser = try network.probe(network.a, [
-                "advertise", "--id", "monitor-1", "--name", "Nursery", "--fingerprint", Self.fingerprint,
-                "--port", "48080",
-            ])
+            let advertiser = try network.probe(
+                network.a,
+                [
+                    "advertise", "--id", "monitor-1", "--name", "Nursery", "--fingerprint", Self.fingerprint,
+                    "--port", "48080",
+                ])
             defer { Task { await advertiser.stop() } }
             let advertised = await advertiser.line { $0.contains("\"advertised\"") }
             #expect(advertised != nil, "probe: \(advertiser.output) \(advertiser.errorOutput)")
 
-            let browser = try network.zeroconfPeer(network.b, ["browse", "--type", Self.udp, "--type", Self.tcp,
-                                                               "--seconds", "20"])
+            let browser = try network.zeroconfPeer(
+                network.b,
+                [
+                    "browse", "--type", Self.udp, "--type", Self.tcp,
+                    "--seconds", "20",
+                ])
             defer { Task { await browser.stop() } }
             try await browser.ready("zeroconf_peer.py browse") { jsonObject($0)?["event"] as? String == "ready" }
             for serviceType in [Self.udp, Self.tcp] {
@@ -41,10 +47,11 @@ struct DNSSDInteropTests {
                 #expect(event["port"] as? Int == 48080)
                 #expect((event["addresses"] as? [String])?.contains(MDNSNetwork.addressA) == true)
                 let txt = try #require(event["txt"] as? [String: String])
-                #expect(txt == [
-                    "monitorId": "monitor-1", "monitorName": "Nursery", "monitorCertFingerprint": Self.fingerprint,
-                    "version": "1", "servicePort": "48080",
-                ])
+                #expect(
+                    txt == [
+                        "monitorId": "monitor-1", "monitorName": "Nursery", "monitorCertFingerprint": Self.fingerprint,
+                        "version": "1", "servicePort": "48080",
+                    ])
             }
         }
     }
@@ -55,10 +62,12 @@ struct DNSSDInteropTests {
         try await MDNSNetwork.with(avahiIn: ["a"]) { network in
             let browser = try network.probe(network.a, ["browse", "--seconds", "40"])
             defer { Task { await browser.stop() } }
-            let peer = try network.zeroconfPeer(network.b, [
-                "register", "--id", "zc-monitor", "--name", "Guest Room", "--fingerprint", Self.fingerprint,
-                "--port", "4433", "--address", MDNSNetwork.addressB, "--seconds", "10",
-            ])
+            let peer = try network.zeroconfPeer(
+                network.b,
+                [
+                    "register", "--id", "zc-monitor", "--name", "Guest Room", "--fingerprint", Self.fingerprint,
+                    "--port", "4433", "--address", MDNSNetwork.addressB, "--seconds", "10",
+                ])
             defer { Task { await peer.stop() } }
             try await peer.ready("zeroconf_peer.py register") { $0.contains("\"registered\"") }
 
@@ -71,11 +80,14 @@ struct DNSSDInteropTests {
             #expect(event["hosts"] as? [String] == [MDNSNetwork.addressB])
 
             // The peer unregisters by itself (goodbye packets) after --seconds.
-            #expect(await peer.line(timeout: .seconds(30)) { $0.contains("\"unregistered\"") } != nil,
-                    "zeroconf: \(peer.output) \(peer.errorOutput)")
+            #expect(
+                await peer.line(timeout: .seconds(30)) { $0.contains("\"unregistered\"") } != nil,
+                "zeroconf: \(peer.output) \(peer.errorOutput)")
             // Meanwhile both service types were merged into the one monitor (checked on the recorded events).
             let merged = browser.output.contains { line in
-                Set(jsonObject(line)?["serviceTypes"] as? [String] ?? []) == ["_baby-monitor._tcp", "_baby-monitor._udp"]
+                Set(jsonObject(line)?["serviceTypes"] as? [String] ?? []) == [
+                    "_baby-monitor._tcp", "_baby-monitor._udp",
+                ]
             }
             #expect(merged, "probe: \(browser.output)")
             let lost = await browser.line(timeout: .seconds(20)) { jsonObject($0)?["event"] as? String == "lost" }
@@ -89,10 +101,12 @@ struct DNSSDInteropTests {
         try await MDNSNetwork.with(avahiIn: ["a", "b"]) { network in
             let browser = try network.probe(network.b, ["browse", "--seconds", "40"])
             defer { Task { await browser.stop() } }
-            let advertiser = try network.probe(network.a, [
-                "advertise", "--id", "monitor-2", "--name", "Nursery", "--fingerprint", Self.fingerprint,
-                "--port", "48080", "--rename", "Bedroom", "--after", "4",
-            ])
+            let advertiser = try network.probe(
+                network.a,
+                [
+                    "advertise", "--id", "monitor-2", "--name", "Nursery", "--fingerprint", Self.fingerprint,
+                    "--port", "48080", "--rename", "Bedroom", "--after", "4",
+                ])
             defer { Task { await advertiser.stop() } }
             // The monitor is reachable at its IPv4 address (a link-local IPv6 address may be reported too, or first).
             let found = await browser.line { line in
@@ -103,8 +117,9 @@ struct DNSSDInteropTests {
             let event = try #require(found.flatMap(jsonObject), "probe: \(browser.output) \(browser.errorOutput)")
             #expect(event["monitorName"] as? String == "Nursery")
 
-            #expect(await advertiser.line(timeout: .seconds(20)) { $0.contains("\"renamed\"") } != nil,
-                    "probe: \(advertiser.output) \(advertiser.errorOutput)")
+            #expect(
+                await advertiser.line(timeout: .seconds(20)) { $0.contains("\"renamed\"") } != nil,
+                "probe: \(advertiser.output) \(advertiser.errorOutput)")
             let updated = await browser.line(timeout: .seconds(20)) { line in
                 let event = jsonObject(line)
                 return event?["event"] as? String == "updated" && event?["monitorName"] as? String == "Bedroom"
@@ -116,8 +131,9 @@ struct DNSSDInteropTests {
         }
     }
 
-    @Test("Without an Avahi daemon, advertise and browse fail with daemonNotRunning and say what to do",
-          arguments: [false, true])
+    @Test(
+        "Without an Avahi daemon, advertise and browse fail with daemonNotRunning and say what to do",
+        arguments: [false, true])
     func noDaemon(withBus: Bool) async throws {
         guard Self.canRun("noDaemon") else { return }
         try await MDNSNetwork.with(busIn: withBus ? ["a"] : [], avahiIn: []) { network in

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ServiceDiscovery
 
 /// The in-memory twin behaves like the real adapter: found, updated on rename, lost on cancel.
@@ -60,23 +61,27 @@ struct MonitorTXTRecordTests {
         let bytes = try record.encoded()
         #expect(bytes.first == UInt8("monitorId=monitor-1".utf8.count))
         #expect(MonitorTXTRecord(parsing: bytes) == record)
-        #expect(record.entries.map(\.key) == ["monitorId", "monitorName", "monitorCertFingerprint", "version",
-                                              "servicePort"])
+        #expect(
+            record.entries.map(\.key) == [
+                "monitorId", "monitorName", "monitorCertFingerprint", "version",
+                "servicePort",
+            ])
     }
 
     static func txt(_ entries: [String]) -> [UInt8] {
         entries.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
     }
 
-    @Test("Records without monitorId, with a malformed fingerprint or a truncated length are ignored",
-          arguments: [
-              txt(["monitorCertFingerprint=" + String(repeating: "ab", count: 32)]),
-              txt(["monitorId=x", "monitorCertFingerprint=" + String(repeating: "AB", count: 32)]),
-              txt(["monitorId=x", "monitorCertFingerprint=" + String(repeating: "ab", count: 31)]),
-              txt(["monitorId=x", "monitorCertFingerprint=" + String(repeating: "gg", count: 32)]),
-              txt(["monitorId=", "monitorCertFingerprint=" + String(repeating: "ab", count: 32)]),
-              [40] + Array("monitorId=x".utf8),
-          ])
+    @Test(
+        "Records without monitorId, with a malformed fingerprint or a truncated length are ignored",
+        arguments: [
+            txt(["monitorCertFingerprint=" + String(repeating: "ab", count: 32)]),
+            txt(["monitorId=x", "monitorCertFingerprint=" + String(repeating: "AB", count: 32)]),
+            txt(["monitorId=x", "monitorCertFingerprint=" + String(repeating: "ab", count: 31)]),
+            txt(["monitorId=x", "monitorCertFingerprint=" + String(repeating: "gg", count: 32)]),
+            txt(["monitorId=", "monitorCertFingerprint=" + String(repeating: "ab", count: 32)]),
+            [40] + Array("monitorId=x".utf8),
+        ])
     func rejects(bytes: [UInt8]) {
         #expect(MonitorTXTRecord(parsing: bytes) == nil)
     }
@@ -84,9 +89,11 @@ struct MonitorTXTRecordTests {
     @Test("Keys are case-insensitive and the first occurrence wins")
     func firstKeyWins() throws {
         let fingerprint = String(repeating: "0f", count: 32)
-        let record = try #require(MonitorTXTRecord(parsing: Self.txt([
-            "MONITORID=first", "monitorId=second", "monitorCertFingerprint=\(fingerprint)", "flag",
-        ])))
+        let record = try #require(
+            MonitorTXTRecord(
+                parsing: Self.txt([
+                    "MONITORID=first", "monitorId=second", "monitorCertFingerprint=\(fingerprint)", "flag",
+                ])))
         #expect(record.monitorId == "first")
         #expect(record.monitorName == nil)
         #expect(record.servicePort == nil)
@@ -101,7 +108,11 @@ struct DiscoveryMergerTests {
         let udp = DiscoveryMerger.InstanceKey(serviceType: "_baby-monitor._udp", name: "Nursery", interfaceIndex: 2)
         let tcp = DiscoveryMerger.InstanceKey(serviceType: "_baby-monitor._tcp", name: "Nursery", interfaceIndex: 2)
         let record = MonitorTXTRecord(InMemoryServiceDiscoveryTests.advertisement)
-        #expect(merger.update(udp) { $0.record = record; $0.port = 48080 } == [])
+        #expect(
+            merger.update(udp) {
+                $0.record = record
+                $0.port = 48080
+            } == [])
         let events = merger.update(udp) { $0.addresses = ["10.0.0.1"] }
         #expect(events.count == 1)
         guard case .found(let monitor) = events.first else { return }

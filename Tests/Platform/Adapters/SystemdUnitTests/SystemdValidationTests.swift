@@ -1,11 +1,10 @@
 import Foundation
+import SystemdUnit
 import TestSupport
 import Testing
 
-import SystemdUnit
-
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The generated units checked by systemd itself: `systemd-analyze verify --user`, and the user manager's own
@@ -22,10 +21,12 @@ struct SystemdValidationTests {
         let sandbox = try SystemdSandbox()
         defer { sandbox.remove() }
         for role in CribCallServiceUnit.Role.allCases {
-            let unit = try CribCallServiceUnit.unit(role, .init(
-                executable: sandbox.program, dataDirectory: URL(fileURLWithPath: "/tmp/crib data %h"),
-                name: Self.trickyName, audioSource: role == .monitor ? "test:cry" : nil,
-                port: role == .monitor ? 48081 : nil))
+            let unit = try CribCallServiceUnit.unit(
+                role,
+                .init(
+                    executable: sandbox.program, dataDirectory: URL(fileURLWithPath: "/tmp/crib data %h"),
+                    name: Self.trickyName, audioSource: role == .monitor ? "test:cry" : nil,
+                    port: role == .monitor ? 48081 : nil))
             let path = try sandbox.write(try unit.rendered(), named: unit.name)
             let result = try await sandbox.verify(analyze, path)
             #expect(result.status == 0, "\(result.stderrText)")
@@ -33,18 +34,22 @@ struct SystemdValidationTests {
         }
     }
 
-    @Test("the check has teeth: a bad setting warns, an unknown escape warns, a missing program fails", arguments: [
-        ("Restart=on-failure", "Restart=sometimes", false),
-        ("--name ", "--name \"\\q\" ", false),
-        ("RestartSec=5", "RestartSec=5\nPrivateTmpp=yes", false),
-        ("ExecStart=", "ExecStart=/nonexistent/cribcall ", true),
-    ])
+    @Test(
+        "the check has teeth: a bad setting warns, an unknown escape warns, a missing program fails",
+        arguments: [
+            ("Restart=on-failure", "Restart=sometimes", false),
+            ("--name ", "--name \"\\q\" ", false),
+            ("RestartSec=5", "RestartSec=5\nPrivateTmpp=yes", false),
+            ("ExecStart=", "ExecStart=/nonexistent/cribcall ", true),
+        ])
     func verifyRejects(original: String, replacement: String, fails: Bool) async throws {
         guard let analyze = SystemdTools.analyze(for: "verifyRejects") else { return }
         let sandbox = try SystemdSandbox()
         defer { sandbox.remove() }
-        let unit = try CribCallServiceUnit.unit(.monitor, .init(
-            executable: sandbox.program, dataDirectory: URL(fileURLWithPath: "/tmp/d"), name: "Nursery"))
+        let unit = try CribCallServiceUnit.unit(
+            .monitor,
+            .init(
+                executable: sandbox.program, dataDirectory: URL(fileURLWithPath: "/tmp/d"), name: "Nursery"))
         let text = try unit.rendered()
         #expect(text.contains(original))
         let broken = text.replacingOccurrences(of: original, with: replacement)
@@ -65,8 +70,9 @@ struct SystemdValidationTests {
         let units = sandbox.root.appendingPathComponent("config/systemd/user")
         try UnitFileInstaller.install(try unit.rendered(), named: unit.name, in: units, force: false)
         let result = try await sandbox.dump(manager, unit: unit.name)
-        let line = try #require(SystemdTools.commandLine(of: unit.name, in: result.stdoutText),
-                                "no ExecStart in the dump: \(result.stderrText)")
+        let line = try #require(
+            SystemdTools.commandLine(of: unit.name, in: result.stdoutText),
+            "no ExecStart in the dump: \(result.stderrText)")
         // The dump shows argv after unquoting and specifier expansion, before variable expansion at exec time.
         let argv = SystemdTools.shellWords(line).map(SystemdTools.expandingVariables)
         #expect(argv == [settings.executable] + unit.arguments)
@@ -87,8 +93,9 @@ private struct SystemdSandbox {
         program = bin.appendingPathComponent("cribcall").path
         try FileManager.default.copyItem(atPath: "/bin/true", toPath: program)
         runtime = root.appendingPathComponent("run")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
     }
 
     func write(_ text: String, named name: String) throws -> String {
@@ -99,8 +106,9 @@ private struct SystemdSandbox {
 
     /// `systemd-analyze verify --user` needs a runtime directory to set up its (offline) user manager.
     func verify(_ analyze: String, _ path: String) async throws -> Subprocess.Result {
-        try await Subprocess.run(analyze, ["verify", "--user", "--man=no", path],
-                           environment: ["XDG_RUNTIME_DIR": runtime.path, "SYSTEMD_PAGER": ""])
+        try await Subprocess.run(
+            analyze, ["verify", "--user", "--man=no", path],
+            environment: ["XDG_RUNTIME_DIR": runtime.path, "SYSTEMD_PAGER": ""])
     }
 
     /// `systemd --user --test` loads the user's units and dumps them. It refuses to run as root, so as root it runs
@@ -116,8 +124,11 @@ private struct SystemdSandbox {
             guard let nobody else { throw PeerFailure("no user 'nobody' to run the user manager as") }
             _ = chown(runtime.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
             return try await Subprocess.run(
-                "setpriv", ["--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)", "--clear-groups",
-                            manager] + arguments, environment: environment)
+                "setpriv",
+                [
+                    "--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)", "--clear-groups",
+                    manager,
+                ] + arguments, environment: environment)
         }
         return try await Subprocess.run(manager, arguments, environment: environment)
     }
@@ -215,7 +226,11 @@ enum SystemdTools {
                 current.append(character)
                 escaped = false
             } else if quoted {
-                if character == "\\" { escaped = true } else if character == "\"" { quoted = false } else {
+                if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted = false
+                } else {
                     current.append(character)
                 }
             } else if character == " " {

@@ -1,20 +1,22 @@
 import Foundation
+import SystemdUnit
 import TestSupport
 import Testing
-
-import SystemdUnit
 
 /// Writing unit files: location, mode, atomicity, overwrite rules, next steps.
 @Suite("UnitFileInstaller")
 struct UnitFileInstallerTests {
     @Test("the default directory is $XDG_CONFIG_HOME/systemd/user, else ~/.config/systemd/user")
     func defaultDirectory() {
-        #expect(UnitFileInstaller.defaultDirectory(environment: ["XDG_CONFIG_HOME": "/x/cfg", "HOME": "/home/a"]).path
-            == "/x/cfg/systemd/user")
-        #expect(UnitFileInstaller.defaultDirectory(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/home/a"]).path
-            == "/home/a/.config/systemd/user")
-        #expect(UnitFileInstaller.defaultDirectory(environment: ["HOME": "/home/a"]).path
-            == "/home/a/.config/systemd/user")
+        #expect(
+            UnitFileInstaller.defaultDirectory(environment: ["XDG_CONFIG_HOME": "/x/cfg", "HOME": "/home/a"]).path
+                == "/x/cfg/systemd/user")
+        #expect(
+            UnitFileInstaller.defaultDirectory(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/home/a"]).path
+                == "/home/a/.config/systemd/user")
+        #expect(
+            UnitFileInstaller.defaultDirectory(environment: ["HOME": "/home/a"]).path
+                == "/home/a/.config/systemd/user")
     }
 
     @Test("a new unit is created with mode 0644; the same text again is unchanged; no temporary file is left")
@@ -62,10 +64,11 @@ struct UnitFileInstallerTests {
         let standard = UnitFileInstaller.nextSteps(
             for: "cribcall-monitor.service", in: URL(fileURLWithPath: "/home/a/.config/systemd/user"),
             environment: environment)
-        #expect(standard.prefix(3) == [
-            "systemctl --user daemon-reload", "systemctl --user enable --now cribcall-monitor.service",
-            "loginctl enable-linger \"$USER\"   # keep it running without a login session, and at boot",
-        ])
+        #expect(
+            standard.prefix(3) == [
+                "systemctl --user daemon-reload", "systemctl --user enable --now cribcall-monitor.service",
+                "loginctl enable-linger \"$USER\"   # keep it running without a login session, and at boot",
+            ])
         let custom = UnitFileInstaller.nextSteps(
             for: "cribcall-monitor.service", in: URL(fileURLWithPath: "/srv/my units"), environment: environment)
         #expect(custom.first == "systemctl --user link '/srv/my units/cribcall-monitor.service'")

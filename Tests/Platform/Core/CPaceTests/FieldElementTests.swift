@@ -1,6 +1,7 @@
-@testable import CPace
 import TestSupport
 import Testing
+
+@testable import CPace
 
 /// FieldElement25519 and Elligator2 against the slow ``ReferenceField`` model.
 @Suite("GF(2^255 − 19) arithmetic and Elligator 2")

@@ -1,5 +1,6 @@
-@testable import CPace
 import Testing
+
+@testable import CPace
 
 /// Appendix B.1.10: scalar_mult_vfy on low-order and non-canonical u-coordinates, and the protocol abort.
 @Suite("Low-order points (draft Appendix B.1.10)")

@@ -1,6 +1,7 @@
-@testable import CPace
-import Testing
 import TestSupport
+import Testing
+
+@testable import CPace
 
 /// Full runs with random scalars, mismatched inputs, malformed messages and redaction.
 @Suite("CPace protocol runs")

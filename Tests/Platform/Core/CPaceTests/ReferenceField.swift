@@ -1,4 +1,5 @@
 import TestSupport
+
 /// A deliberately simple, slow, obviously-correct model of arithmetic mod p = 2^255 − 19 on little-endian arrays
 /// of 32-bit digits, used to check ``FieldElement25519``. It is variable time and only for tests.
 enum ReferenceField {
@@ -146,4 +147,3 @@ enum ReferenceField {
         return isSquare(gx1) ? reduce(x1) : subMod(subMod([], x1), a)
     }
 }
-

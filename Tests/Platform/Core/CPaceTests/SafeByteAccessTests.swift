@@ -1,7 +1,8 @@
-@testable import CPace
 import Crypto
-import Testing
 import TestSupport
+import Testing
+
+@testable import CPace
 
 /// The pointer-free byte paths of the CPace module: reading an X25519 shared secret, decoding field elements
 /// from slices, and the streamed ISK hash.

@@ -1,5 +1,6 @@
-@testable import CPace
 import Testing
+
+@testable import CPace
 
 /// Appendix B.1.1 - B.1.7: CPACE-X25519-SHA512 test vectors.
 @Suite("CPACE-X25519-SHA512 vectors (draft Appendix B.1)")

@@ -6,7 +6,8 @@ private enum Color: String, Codable, Equatable {
 }
 
 private enum Level: Int, Codable, Equatable {
-    case low = 1, high = 2
+    case low = 1
+    case high = 2
 }
 
 private struct Address: Codable, Equatable {
@@ -174,13 +175,14 @@ struct CodableTests {
     )
     func integerRange(_ value: JSONValue, _ type: String) throws {
         let decoder = JSONValueDecoder()
-        let error: DecodingError? = switch type {
-        case "Int8": #expect(throws: DecodingError.self) { try decoder.decode([Int8].self, from: [value]) }
-        case "UInt": #expect(throws: DecodingError.self) { try decoder.decode([UInt].self, from: [value]) }
-        case "Int64": #expect(throws: DecodingError.self) { try decoder.decode([Int64].self, from: [value]) }
-        case "Int32": #expect(throws: DecodingError.self) { try decoder.decode([Int32].self, from: [value]) }
-        default: #expect(throws: DecodingError.self) { try decoder.decode([Int].self, from: [value]) }
-        }
+        let error: DecodingError? =
+            switch type {
+            case "Int8": #expect(throws: DecodingError.self) { try decoder.decode([Int8].self, from: [value]) }
+            case "UInt": #expect(throws: DecodingError.self) { try decoder.decode([UInt].self, from: [value]) }
+            case "Int64": #expect(throws: DecodingError.self) { try decoder.decode([Int64].self, from: [value]) }
+            case "Int32": #expect(throws: DecodingError.self) { try decoder.decode([Int32].self, from: [value]) }
+            default: #expect(throws: DecodingError.self) { try decoder.decode([Int].self, from: [value]) }
+            }
         guard case .dataCorrupted = error else {
             Issue.record("expected dataCorrupted, got \(String(describing: error))")
             return

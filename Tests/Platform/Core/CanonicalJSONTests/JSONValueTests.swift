@@ -24,7 +24,8 @@ struct JSONValueTests {
     @Test("literals build the expected cases")
     func literals() {
         let value: JSONValue = [nil, true, 3, 2.5, "s", [], [:]]
-        #expect(value == .array([.null, .bool(true), .number(3), .number(2.5), .string("s"), .array([]), .object([:])]))
+        #expect(
+            value == .array([.null, .bool(true), .number(3), .number(2.5), .string("s"), .array([]), .object([:])]))
     }
 
     @Test("equality is exact: canonically equivalent strings are different values")

@@ -178,7 +178,8 @@ struct ParserRejectionTests {
         #expect(error.offset == 64)
         // A generous limit is still handled iteratively.
         let limits = JSONParser.Limits(maxDepth: 5_000, maxBytes: 1 << 20)
-        let deep = [UInt8](repeating: UInt8(ascii: "["), count: 2_000)
+        let deep =
+            [UInt8](repeating: UInt8(ascii: "["), count: 2_000)
             + [UInt8](repeating: UInt8(ascii: "]"), count: 2_000)
         #expect(parseError(deep, limits: limits) == nil)
     }

@@ -1,6 +1,6 @@
 import CanonicalJSON
-import Testing
 import TestSupport
+import Testing
 
 /// Builds random JSON trees and renders them in deliberately non-canonical (but valid) JSON text.
 struct RandomJSON {
@@ -170,7 +170,8 @@ struct RoundTripPropertyTests {
     func mutations() throws {
         var random = RandomJSON(rng: SplitMix64(seed: 99))
         let parser = JSONParser()
-        let alphabet = Array(#"{}[],:"\\/ 0123456789.eE+-tfnulrsaxu"#.utf8)
+        let alphabet =
+            Array(#"{}[],:"\\/ 0123456789.eE+-tfnulrsaxu"#.utf8)
             + [0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC0, 0xED, 0xF4, 0xFF]
         var accepted = 0
         for iteration in 0..<2_000 {

@@ -12,14 +12,17 @@ struct DerivedSecretTests {
         return Array(der.suffix(32))
     }
 
-    @Test("equals swift-crypto's HKDF<SHA256>.deriveKey for every output length class", arguments: [
-        1, 16, 31, 32, 33, 63, 64, 65, 100, 255 * 32,
-    ])
+    @Test(
+        "equals swift-crypto's HKDF<SHA256>.deriveKey for every output length class",
+        arguments: [
+            1, 16, 31, 32, 33, 63, 64, 65, 100, 255 * 32,
+        ])
     func matchesSwiftCryptoHKDF(byteCount: Int) throws {
         let identity = try DeviceIdentity.generate(deviceId: UUID(), now: Date())
         let raw = try rawPrivateKey(identity)
-        #expect(try Curve25519.Signing.PrivateKey(rawRepresentation: raw).publicKey.rawRepresentation
-            == identity.publicKey.rawRepresentation)
+        #expect(
+            try Curve25519.Signing.PrivateKey(rawRepresentation: raw).publicKey.rawRepresentation
+                == identity.publicKey.rawRepresentation)
         let label = "cribcall/test/derived/v1"
         let expected = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: raw),

@@ -1,8 +1,8 @@
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("DeviceIdentityStore: identity files on disk")
 struct DeviceIdentityStoreTests {
@@ -76,7 +76,8 @@ struct DeviceIdentityStoreTests {
         let root = try Subprocess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let store = DeviceIdentityStore(directory: root)
-        _ = FileManager.default.createFile(atPath: store.identityFile.path, contents: Data(), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: store.identityFile.path, contents: Data(), attributes: [.posixPermissions: 0o600])
         let error = #expect(throws: IdentityStoreError.self) { try store.loadOrCreate() }
         #expect(error?.code == .corrupt)
     }
@@ -108,11 +109,14 @@ struct DeviceIdentityStoreTests {
 
     @Test("the default data directory follows XDG_DATA_HOME, then HOME")
     func defaultDirectory() {
-        #expect(DataDirectory.defaultURL(product: "cribcall", environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/h"])
-            .path == "/x/data/cribcall")
-        #expect(DataDirectory.defaultURL(product: "cribcall", environment: ["HOME": "/home/anna"])
-            .path == "/home/anna/.local/share/cribcall")
-        #expect(DataDirectory.defaultURL(product: "cribcall", environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"])
-            .path == "/h/.local/share/cribcall")
+        #expect(
+            DataDirectory.defaultURL(product: "cribcall", environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/h"])
+                .path == "/x/data/cribcall")
+        #expect(
+            DataDirectory.defaultURL(product: "cribcall", environment: ["HOME": "/home/anna"])
+                .path == "/home/anna/.local/share/cribcall")
+        #expect(
+            DataDirectory.defaultURL(product: "cribcall", environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"])
+                .path == "/h/.local/share/cribcall")
     }
 }

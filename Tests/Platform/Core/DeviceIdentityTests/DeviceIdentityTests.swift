@@ -1,8 +1,8 @@
 import Crypto
 import DeviceIdentity
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import X509
 
 @Suite("DeviceIdentity: the certificate PROTOCOL.md §1 describes")
@@ -21,7 +21,8 @@ struct DeviceIdentityTests {
         #expect(identity.certificate.subject.description.contains(id.uuidString.lowercased()))
         let sans = try #require(try identity.certificate.extensions.subjectAlternativeNames)
         #expect(Array(sans) == [.uniformResourceIdentifier("cribcall:\(id.uuidString.lowercased())")])
-        let years = identity.certificate.notValidAfter.timeIntervalSince(identity.certificate.notValidBefore)
+        let years =
+            identity.certificate.notValidAfter.timeIntervalSince(identity.certificate.notValidBefore)
             / (365.25 * 86_400)
         #expect(years > 19.99 && years < 20.01)
         #expect(identity.certificate.serialNumber.bytes.count == 16)
@@ -49,7 +50,8 @@ struct DeviceIdentityTests {
     @Test("PEM round trip restores the same identity")
     func pemRoundTrip() throws {
         let identity = try DeviceIdentity.generate(now: now)
-        let restored = try DeviceIdentity(privateKeyPEM: identity.privateKeyPEM(), certificatePEM: identity.certificatePEM)
+        let restored = try DeviceIdentity(
+            privateKeyPEM: identity.privateKeyPEM(), certificatePEM: identity.certificatePEM)
         #expect(restored.deviceId == identity.deviceId)
         #expect(restored.fingerprint == identity.fingerprint)
         #expect(restored.certificateDER == identity.certificateDER)
@@ -73,8 +75,9 @@ struct DeviceIdentityTests {
     func garbageIsRefused() throws {
         let identity = try DeviceIdentity.generate(now: now)
         let badKey = #expect(throws: DeviceIdentityError.self) {
-            try DeviceIdentity(privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
-                               certificatePEM: identity.certificatePEM)
+            try DeviceIdentity(
+                privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+                certificatePEM: identity.certificatePEM)
         }
         #expect(badKey?.code == .invalidPrivateKey)
         let badCert = #expect(throws: DeviceIdentityError.self) {
@@ -88,8 +91,10 @@ struct DeviceIdentityTests {
         let identity = try DeviceIdentity.generate(now: now)
         let pem = identity.privateKeyPEM()
         let body = pem.split(separator: "\n").dropFirst().first.map(String.init) ?? "unreachable"
-        for text in [identity.description, identity.debugDescription, String(describing: identity),
-                     "\(IdentitySummary(identity))"] {
+        for text in [
+            identity.description, identity.debugDescription, String(describing: identity),
+            "\(IdentitySummary(identity))",
+        ] {
             #expect(!text.contains(body))
             #expect(!text.contains("PRIVATE"))
         }

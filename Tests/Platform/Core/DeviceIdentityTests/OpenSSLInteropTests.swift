@@ -1,8 +1,8 @@
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The certificate checked by an independent X.509 parser: OpenSSL.
 @Suite("DeviceIdentity read back by openssl")
@@ -31,7 +31,8 @@ struct OpenSSLInteropTests {
             "openssl",
             ["verify", "-CAfile", certificate.path, "-check_ss_sig", "-partial_chain", certificate.path]
         )
-        #expect(verify.status == 0, "openssl could not verify the self-signature: \(verify.stdoutText)\(verify.stderrText)")
+        #expect(
+            verify.status == 0, "openssl could not verify the self-signature: \(verify.stdoutText)\(verify.stderrText)")
     }
 
     @Test("openssl derives the same public key from the stored private key")

@@ -34,11 +34,12 @@ struct CooldownTests {
     func continuous() throws {
         let samples = TestSignal.sine(amplitude: 0.5, durationMs: 30_000, sampleRate: 16_000)
         let run = try DetectorRun.run(samples)
-        #expect(run.events == [
-            NoiseDetection(offsetMs: 600, peakLevel: 90, durationMs: 600),
-            NoiseDetection(offsetMs: 10_600, peakLevel: 90, durationMs: 10_600),
-            NoiseDetection(offsetMs: 20_600, peakLevel: 90, durationMs: 20_600),
-        ])
+        #expect(
+            run.events == [
+                NoiseDetection(offsetMs: 600, peakLevel: 90, durationMs: 600),
+                NoiseDetection(offsetMs: 10_600, peakLevel: 90, durationMs: 10_600),
+                NoiseDetection(offsetMs: 20_600, peakLevel: 90, durationMs: 20_600),
+            ])
         let fast = try DetectorRun.run(samples, configuration: try SoundDetectorConfiguration(cooldownSeconds: 3))
         #expect(fast.events.map(\.offsetMs) == stride(from: 600, to: 30_000, by: 3000).map(Int64.init))
     }

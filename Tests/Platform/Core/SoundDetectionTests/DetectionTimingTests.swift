@@ -79,9 +79,10 @@ struct DetectionTimingTests {
             return SoundLevel.level(rms: SoundLevel.rms(frame.span))
         }
         #expect(run.levels == levels)
-        let firstLoudRun = try #require((0...(levels.count - 30)).first { start in
-            levels[start..<(start + 30)].allSatisfy { $0 >= 60 }
-        })
+        let firstLoudRun = try #require(
+            (0...(levels.count - 30)).first { start in
+                levels[start..<(start + 30)].allSatisfy { $0 >= 60 }
+            })
         // Analytically: amplitude 0.0213 (level 59.5) is reached at 213 ms, so frame 11 (220–240 ms) is the
         // first loud one and the streak reaches 600 ms at 820 ms.
         #expect(firstLoudRun == 11)

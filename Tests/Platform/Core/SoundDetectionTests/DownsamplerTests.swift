@@ -1,5 +1,5 @@
-import TestSupport
 import SoundDetection
+import TestSupport
 import Testing
 
 @Suite("48 kHz input")

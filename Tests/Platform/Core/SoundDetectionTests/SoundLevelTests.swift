@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import SoundDetection
+import TestSupport
 import Testing
 
 @Suite("Level mapping")
@@ -78,7 +78,8 @@ struct SoundLevelTests {
         var generator = SplitMix64(seed: 7)
         let samples = (0..<1003).map { _ in generator.nextSigned() }
         for range in [0..<1003, 1..<1003, 3..<20, 5..<6, 0..<0] {
-            let reference = range.isEmpty
+            let reference =
+                range.isEmpty
                 ? 0
                 : (samples[range].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(range.count)).squareRoot()
             let slice = samples[range]

@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 
 /// Synthetic test signals, described in continuous time so the same signal can be rendered at 16 and 48 kHz.
 enum TestSignal {

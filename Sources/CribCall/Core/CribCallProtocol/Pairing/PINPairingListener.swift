@@ -53,10 +53,12 @@ public struct PINPairingListener: Sendable {
     /// Starts pairing: the PIN_PAIRING_INIT to send.
     /// - Parameter nonce: 16 random bytes; fresh by default.
     public mutating func start(nonce: [UInt8]? = nil) -> PinPairingInit {
-        let nonce = nonce ?? {
-            var generator = SystemRandomNumberGenerator()
-            return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        }()
+        let nonce =
+            nonce
+            ?? {
+                var generator = SystemRandomNumberGenerator()
+                return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            }()
         state = .awaitingChallenge(nonce: nonce, attemptsRemaining: nil)
         return PinPairingInit(
             listenerId: local.deviceId.uuidString.lowercased(),
@@ -140,8 +142,9 @@ public struct PINPairingListener: Sendable {
         let ci = PINPairingKeys.channelIdentifier(monitor: monitorFingerprint, listener: local.fingerprint)
         let responder: CPaceResponder
         do {
-            responder = try CPaceResponder(prs: Array(text.utf8), ci: ci, sid: challenge.sid, ad: [],
-                                           peerMessage: challenge.ya, peerAD: [])
+            responder = try CPaceResponder(
+                prs: Array(text.utf8), ci: ci, sid: challenge.sid, ad: [],
+                peerMessage: challenge.ya, peerAD: [])
         } catch {
             state = .finished
             throw PairingError(.malformedMessage, "the monitor sent an invalid PAKE message; pairing stopped")

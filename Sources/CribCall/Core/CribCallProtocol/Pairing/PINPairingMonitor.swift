@@ -114,13 +114,17 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         }
         if session != nil {
             return actions + [
-                .send(.error(.conflict, "another PIN pairing is in progress; try again in a minute", inReplyTo: inReplyTo))
+                .send(
+                    .error(.conflict, "another PIN pairing is in progress; try again in a minute", inReplyTo: inReplyTo)
+                )
             ]
         }
         guard message.protocolVersion == 1 else {
             return actions + [
-                .send(.error(.protocolError, "unsupported protocolVersion \(message.protocolVersion); expected 1",
-                             inReplyTo: inReplyTo)),
+                .send(
+                    .error(
+                        .protocolError, "unsupported protocolVersion \(message.protocolVersion); expected 1",
+                        inReplyTo: inReplyTo)),
                 .close(.protocolError),
             ]
         }
@@ -147,7 +151,8 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
             hadWrongPIN: false,
             pairingSessionId: entropy.pairingSessionId,
             sid: [],
-            ci: PINPairingKeys.channelIdentifier(monitor: context.monitorFingerprint, listener: context.clientFingerprint)
+            ci: PINPairingKeys.channelIdentifier(
+                monitor: context.monitorFingerprint, listener: context.clientFingerprint)
         )
         actions += startAttempt(pairingSessionId: entropy.pairingSessionId, now: now)
         actions += [.showPIN(entropy.pin, expiresAt: expiresAt), .scheduleExpiry(at: expiresAt)]

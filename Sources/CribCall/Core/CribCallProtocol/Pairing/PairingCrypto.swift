@@ -61,9 +61,12 @@ enum PairingCrypto {
 
     /// Accepts a peer-chosen display name: trimmed, control characters removed, at most 64 characters.
     static func displayName(_ name: String) -> String {
-        let cleaned = String(String.UnicodeScalarView(name.unicodeScalars.filter {
-            !$0.properties.generalCategory.isControlOrFormat
-        }))
+        let cleaned = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.filter {
+                    !$0.properties.generalCategory.isControlOrFormat
+                })
+        )
         .trimmingCharacters(in: .whitespacesAndNewlines)
         return cleaned.isEmpty ? "Unnamed device" : String(cleaned.prefix(64))
     }

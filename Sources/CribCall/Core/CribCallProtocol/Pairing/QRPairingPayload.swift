@@ -65,10 +65,12 @@ public struct QRPairingPayload: Sendable, Hashable, Codable {
             throw PairingError(.invalidQRCode, "this QR code is not a CribCall pairing code (fields missing)")
         }
         guard payload.type == payloadType else {
-            throw PairingError(.invalidQRCode, "unsupported pairing code \"\(payload.type.prefix(32))\"; update CribCall")
+            throw PairingError(
+                .invalidQRCode, "unsupported pairing code \"\(payload.type.prefix(32))\"; update CribCall")
         }
         guard payload.service.version == 1 else {
-            throw PairingError(.invalidQRCode, "this monitor speaks protocol version \(payload.service.version); update CribCall")
+            throw PairingError(
+                .invalidQRCode, "this monitor speaks protocol version \(payload.service.version); update CribCall")
         }
         guard PairingCrypto.canonicalUUID(payload.monitorId) != nil,
             CertificateFingerprintText.isValid(payload.monitorCertFingerprint),

@@ -32,7 +32,8 @@ public struct QRPairingVerifier: Sendable {
     ///   - token: The fresh token the QR code carries.
     ///   - now: The current monotonic time.
     ///   - lifetime: How long the code is valid; capped at 5 minutes.
-    public mutating func show(token: PairingToken, now: ContinuousClock.Instant, lifetime: Duration = maxTokenLifetime) {
+    public mutating func show(token: PairingToken, now: ContinuousClock.Instant, lifetime: Duration = maxTokenLifetime)
+    {
         state = .showing(token, expiresAt: now + min(lifetime, Self.maxTokenLifetime))
     }
 

@@ -60,12 +60,20 @@ public struct StreamSessions: Sendable {
     public mutating func handleStart(_ request: StartStreamRequest, from connection: ConnectionID) -> [Action] {
         let sessionId = request.sessionId
         guard !sessionId.isEmpty, sessionId.utf8.count <= Self.maxSessionIdLength else {
-            return [.send(.error(.protocolError, "sessionId must be 1 to \(Self.maxSessionIdLength) bytes",
-                                 inReplyTo: ControlMessageType.startStreamRequest.rawValue), to: connection)]
+            return [
+                .send(
+                    .error(
+                        .protocolError, "sessionId must be 1 to \(Self.maxSessionIdLength) bytes",
+                        inReplyTo: ControlMessageType.startStreamRequest.rawValue), to: connection)
+            ]
         }
         guard streams[sessionId] == nil else {
-            return [.send(.error(.conflict, "a stream with sessionId \(sessionId) already exists",
-                                 inReplyTo: ControlMessageType.startStreamRequest.rawValue), to: connection)]
+            return [
+                .send(
+                    .error(
+                        .conflict, "a stream with sessionId \(sessionId) already exists",
+                        inReplyTo: ControlMessageType.startStreamRequest.rawValue), to: connection)
+            ]
         }
         guard streams.count < Self.maxConcurrent else {
             let response = StartStreamResponse(
@@ -74,8 +82,9 @@ public struct StreamSessions: Sendable {
             )
             return [.send(.startStreamResponse(response), to: connection)]
         }
-        streams[sessionId] = Stream(sessionId: sessionId, connection: connection, mediaType: request.mediaType,
-                                    autoStopAt: nil, warned: false)
+        streams[sessionId] = Stream(
+            sessionId: sessionId, connection: connection, mediaType: request.mediaType,
+            autoStopAt: nil, warned: false)
         return [
             .send(.startStreamResponse(StartStreamResponse(sessionId: sessionId, accepted: true)), to: connection),
             .startMedia(sessionId: sessionId, mediaType: request.mediaType, connection: connection),
@@ -92,8 +101,9 @@ public struct StreamSessions: Sendable {
         now: ContinuousClock.Instant
     ) -> [Action] {
         guard streams[sessionId] == nil, streams.count < Self.maxConcurrent else { return [] }
-        streams[sessionId] = Stream(sessionId: sessionId, connection: connection, mediaType: mediaType,
-                                    autoStopAt: now + duration, warned: duration <= Self.endingSoonWarning)
+        streams[sessionId] = Stream(
+            sessionId: sessionId, connection: connection, mediaType: mediaType,
+            autoStopAt: now + duration, warned: duration <= Self.endingSoonWarning)
         return [.startMedia(sessionId: sessionId, mediaType: mediaType, connection: connection)]
     }
 
@@ -115,8 +125,10 @@ public struct StreamSessions: Sendable {
     /// Ends a stream from the monitor's side (e.g. the user stops it, or media failed).
     public mutating func end(sessionId: String) -> [Action] {
         guard let stream = streams.removeValue(forKey: sessionId) else { return [] }
-        return [.send(.endStream(StreamReference(sessionId: sessionId)), to: stream.connection),
-                .stopMedia(sessionId: sessionId)]
+        return [
+            .send(.endStream(StreamReference(sessionId: sessionId)), to: stream.connection),
+            .stopMedia(sessionId: sessionId),
+        ]
     }
 
     /// Time passed: warns and stops automatic streams whose time is up.
@@ -129,9 +141,13 @@ public struct StreamSessions: Sendable {
             } else if !stream.warned, now >= stop - Self.endingSoonWarning {
                 streams[stream.sessionId]?.warned = true
                 let seconds = max(1, Int(((stop - now) / .seconds(1)).rounded(.up)))
-                actions.append(.send(.streamEndingSoon(StreamEndingSoon(sessionId: stream.sessionId,
-                                                                         secondsRemaining: seconds)),
-                                     to: stream.connection))
+                actions.append(
+                    .send(
+                        .streamEndingSoon(
+                            StreamEndingSoon(
+                                sessionId: stream.sessionId,
+                                secondsRemaining: seconds)),
+                        to: stream.connection))
             }
         }
         return actions

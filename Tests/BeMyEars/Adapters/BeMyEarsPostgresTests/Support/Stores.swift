@@ -1,9 +1,9 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
 import BeMyEarsPostgres
+import BeMyEarsTestSupport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The stores the contract tests run against: the core's in-memory reference and PostgreSQL.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -1,9 +1,9 @@
-import BeMyEarsTestSupport
 import BeMyEarsCore
 import BeMyEarsPostgres
+import BeMyEarsTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// One server node without sockets: a hub over a PostgreSQL store, connected to the other nodes by the real
 /// `LISTEN`/`NOTIFY` bus, its store and bus running in tasks that ``stop()`` cancels (as a crash would: nothing is
@@ -71,7 +71,8 @@ final class TestNode: Sendable {
             task.cancel()
             // A loop that ignores cancellation would hang the whole test run: fail this test instead, naming it.
             if await !Self.ends(task, within: .seconds(20)) {
-                Issue.record("\(node): the \(index == 0 ? "store" : "bus") did not stop within 20 s of its cancellation")
+                Issue.record(
+                    "\(node): the \(index == 0 ? "store" : "bus") did not stop within 20 s of its cancellation")
             }
         }
     }
