@@ -167,7 +167,9 @@ let platformTargets: [Target] = [
     platform.core("DeviceIdentity", [crypto, x509, asn1]),
     platform.core("SoundDetection"),
 
-    platform.adapter("AudioCapture", ["CGStreamer", "SoundDetection"]),
+    // Owns CGStreamer: one initialisation, element checks that name the Debian package, pipelines, the bus, appsink.
+    platform.adapter("GStreamer", ["CGStreamer"]),
+    platform.adapter("AudioCapture", ["GStreamer", "SoundDetection"]),
     platform.adapter("DesktopNotifications", ["CDBus"]),
     platform.adapter("DeviceIdentityStore", ["DeviceIdentity", asn1]),
     platform.adapter("QRCode", ["CQREncode"]),
@@ -180,7 +182,8 @@ let platformTests: [Target] = [
     platform.tests(.core, "CPace"),
     platform.tests(.core, "DeviceIdentity", ["DeviceIdentityStore", crypto, x509]),
     platform.tests(.core, "SoundDetection"),
-    platform.tests(.adapters, "AudioCapture", ["CGStreamer", "SoundDetection"]),
+    platform.tests(.adapters, "GStreamer"),
+    platform.tests(.adapters, "AudioCapture", ["GStreamer", "CGStreamer", "SoundDetection"]),
     platform.tests(.adapters, "DesktopNotifications"),
     platform.tests(.adapters, "QRCode"),
     platform.tests(.adapters, "ServiceDiscovery", ["mdns-probe"]),
@@ -204,7 +207,11 @@ let cribCallTargets: [Target] = [
         ["CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
     ),
     cribCall.adapter(
-        "Media", ["CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection"]
+        "Media",
+        [
+            "GStreamer", "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture",
+            "SoundDetection",
+        ]
     ),
 
     cribCall.service("CribCallControl", ["ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore]),
@@ -249,7 +256,8 @@ let cribCallTests: [Target] = [
     cribCall.tests(
         .adapters, "Media",
         [
-            "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection",
+            "GStreamer", "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture",
+            "SoundDetection",
             "CribCallMonitor", "CribCallListener", "CribCallStore", "QUIC",
         ]
     ),

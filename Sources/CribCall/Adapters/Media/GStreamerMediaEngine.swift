@@ -153,8 +153,8 @@ public final class GStreamerMediaEngine: MediaEngine {
     /// - Throws: ``MediaError`` with code ``MediaError/Code/missingPlugin`` naming the Debian packages to
     ///   install, or ``MediaError/Code/gstreamerUnavailable``.
     public init(configuration: Configuration) throws(MediaError) {
-        try MediaRuntime.initialize()
-        try MediaRuntime.requireElements(
+        try MediaError.requireGStreamer()
+        try MediaError.requireGStreamer(
             WebRTCPipeline.commonElements
                 + WebRTCPipeline.senderElements(for: configuration.senderAudio)
                 + WebRTCPipeline.receiverElements(for: configuration.receiverOutput)
@@ -175,7 +175,7 @@ public final class GStreamerMediaEngine: MediaEngine {
         if mediaType == .audioVideo {
             video = configuration.effectiveVideoSource
             let source = configuration.effectiveVideoSource
-            try MediaRuntime.requireElements(
+            try MediaError.requireGStreamer(
                 WebRTCPipeline.videoSenderElements(for: source, codec: configuration.videoCodec)
             )
         }

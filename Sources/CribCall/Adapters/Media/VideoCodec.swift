@@ -1,3 +1,5 @@
+import GStreamer
+
 extension GStreamerMediaEngine {
     /// The codec an `audio_video` sender encodes its video with (``Configuration/videoCodec``).
     ///
@@ -20,7 +22,7 @@ extension GStreamerMediaEngine.VideoCodec {
     var resolved: Self {
         switch self {
         case .automatic:
-            let h264 = Self.h264.senderElements.allSatisfy(MediaRuntime.hasElement)
+            let h264 = Self.h264.senderElements.allSatisfy(GStreamer.hasElement)
             return h264 ? .h264 : .vp8
         case .h264, .vp8:
             return self

@@ -1,5 +1,6 @@
 import CGStreamer
 import Foundation
+import GStreamer
 import Synchronization
 
 /// The video half of a peer: an `audio_video` sender's camera (or test pattern) → encoder → payloader branch (with
@@ -22,7 +23,7 @@ extension WebRTCPipeline {
     static func decodableVideoCodec(of pad: UnsafeMutablePointer<GstPad>) -> GStreamerMediaEngine.VideoCodec? {
         guard isCaps(of: pad, prefix: "video/"), let name = rtpEncoding(of: pad),
             let codec = GStreamerMediaEngine.VideoCodec(encodingName: name),
-            (codec.receiverElements + ["fakesink"]).allSatisfy(MediaRuntime.hasElement)
+            (codec.receiverElements + ["fakesink"]).allSatisfy(GStreamer.hasElement)
         else { return nil }
         return codec
     }
@@ -197,8 +198,8 @@ extension WebRTCPipeline {
             gst_util_set_object_arg(Self.gobject(decoder), "min-force-key-unit-interval", "1000000000")
         }
         chain.append(decoder)
-        if output == .play, Self.hasDisplay, MediaRuntime.hasElement("autovideosink"),
-            MediaRuntime.hasElement("videoconvert")
+        if output == .play, Self.hasDisplay, GStreamer.hasElement("autovideosink"),
+            GStreamer.hasElement("videoconvert")
         {
             chain.append(try Self.make("videoconvert", "video-convert", in: pipeline))
             chain.append(try Self.make("autovideosink", "video-output", in: pipeline))

@@ -3,6 +3,7 @@ import CGStreamer
 import CribCallProtocol
 import DeviceIdentity
 import Foundation
+import GStreamer
 import SoundDetection
 import StreamMedia
 import Synchronization
@@ -131,7 +132,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         statistics: Statistics,
         onExit: @escaping @Sendable () -> Void
     ) throws(MediaError) {
-        try MediaRuntime.initialize()
+        try MediaError.requireGStreamer()
         self.role = role
         self.sessionId = sessionId
         self.configuration = configuration
@@ -265,17 +266,11 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     /// A bus ERROR as a sentence that says what to do.
     private static func describeError(_ message: UnsafeMutablePointer<GstMessage>, role: Role) -> String {
-        var error: UnsafeMutablePointer<GError>?
-        var debug: UnsafeMutablePointer<gchar>?
-        gst_message_parse_error(message, &error, &debug)
-        defer {
-            g_clear_error(&error)
-            g_free(debug)
-        }
-        let text = error.map { String(cString: $0.pointee.message) } ?? "unknown GStreamer error"
-        let detail = debug.map { String(cString: $0) }?.split(separator: "\n").dropFirst().joined(separator: " ") ?? ""
-        let element = String(cString: cgst_message_src_name(message))
-        let isResource = error?.pointee.domain == gst_resource_error_quark()
+        let failure = GStreamerFailure(message: message)
+        let text = failure.message
+        let detail = failure.detail
+        let element = failure.elementName
+        let isResource = failure.domain == .resource
         var sentence = "GStreamer error in \(element): \(text)"
         if !detail.isEmpty { sentence += " (\(detail))" }
         if case .sender(.source(let source), _) = role, isResource, element == "source" {
@@ -377,7 +372,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         in bin: UnsafeMutablePointer<GstElement>
     ) throws(MediaError) -> UnsafeMutablePointer<GstElement> {
         guard let element = gst_element_factory_make(factory, name) else {
-            throw .missingElements([factory])
+            throw MediaError(GStreamerError(MissingElements([factory])))
         }
         guard gst_bin_add(cgst_bin(bin), element) != 0 else {
             throw MediaError(code: .pipelineFailed, message: "GStreamer could not add \(factory) to the pipeline")

@@ -12,20 +12,16 @@ struct ChunkAccumulator: Sendable {
     /// Samples received but not yet part of a complete chunk.
     var pendingCount: Int { pending.count }
 
-    /// Appends native-endian 32-bit float samples (any alignment) and returns the chunks they complete.
+    /// Appends samples and returns the chunks they complete.
     ///
-    /// - Parameter bytes: Raw sample bytes; a trailing partial sample (fewer than 4 bytes) is ignored.
-    /// - Returns: The completed chunks, oldest first; empty if none completed.
-    mutating func append(nativeFloats bytes: UnsafeRawBufferPointer) -> [[Float]] {
-        let stride = MemoryLayout<Float>.size
-        let count = bytes.count / stride
+    /// - Parameter samples: Samples in stream order.
+    /// - Returns: The completed chunks, oldest first.
+    mutating func append(_ samples: [Float]) -> [[Float]] {
         var chunks: [[Float]] = []
         var index = 0
-        while index < count {
-            let take = min(chunkSize - pending.count, count - index)
-            for offset in index..<(index + take) {
-                pending.append(bytes.loadUnaligned(fromByteOffset: offset * stride, as: Float.self))
-            }
+        while index < samples.count {
+            let take = min(chunkSize - pending.count, samples.count - index)
+            pending.append(contentsOf: samples[index..<(index + take)])
             index += take
             if pending.count == chunkSize {
                 chunks.append(pending)
@@ -34,13 +30,5 @@ struct ChunkAccumulator: Sendable {
             }
         }
         return chunks
-    }
-
-    /// Appends samples and returns the chunks they complete.
-    ///
-    /// - Parameter samples: Samples in stream order.
-    /// - Returns: The completed chunks, oldest first.
-    mutating func append(_ samples: [Float]) -> [[Float]] {
-        samples.withUnsafeBytes { append(nativeFloats: $0) }
     }
 }

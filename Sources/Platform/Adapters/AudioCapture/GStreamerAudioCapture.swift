@@ -1,4 +1,4 @@
-import CGStreamer
+import GStreamer
 import Synchronization
 
 /// Captures audio through GStreamer and delivers it as 16 kHz mono `Float` chunks in −1...1, ready for
@@ -74,8 +74,11 @@ public final class GStreamerAudioCapture: AudioInput {
         if case .test = source {
             throw .testSourceNotCaptured(source)
         }
-        try GStreamerRuntime.initialize()
-        try GStreamerRuntime.requireElements(CapturePipeline.requiredElements(for: source))
+        do {
+            try GStreamer.requireElements(CapturePipeline.requiredElements(for: source))
+        } catch {
+            throw AudioCaptureError(error)
+        }
         self.source = source
         self.configuration = configuration
     }

@@ -1,5 +1,6 @@
 import DeviceIdentity
 import Foundation
+import GStreamer
 import Testing
 
 @testable import Media
@@ -55,7 +56,7 @@ struct SessionDescriptionTextTests {
 
     @Test("a missing element names the Debian package to install")
     func missingPluginMessage() {
-        let error = MediaError.missingElements(["webrtcbin", "nicesrc", "dtlssrtpenc"])
+        let error = MediaError(GStreamerError(MissingElements(["webrtcbin", "nicesrc", "dtlssrtpenc"])))
         #expect(error.code == .missingPlugin)
         #expect(error.message.contains("apt-get install gstreamer1.0-plugins-bad gstreamer1.0-nice"))
     }

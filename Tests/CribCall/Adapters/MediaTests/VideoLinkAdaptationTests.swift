@@ -1,3 +1,4 @@
+import GStreamer
 import Testing
 
 @testable import Media
@@ -127,8 +128,8 @@ struct VideoLinkAdaptationTests {
 
     @Test("codecs: automatic resolves to H.264 when x264enc is installed, and encoding names map back")
     func codecs() throws {
-        try MediaRuntime.initialize()
-        let hasH264 = MediaRuntime.hasElement("x264enc") && MediaRuntime.hasElement("rtph264pay")
+        try GStreamer.initialize()
+        let hasH264 = GStreamer.hasElement("x264enc") && GStreamer.hasElement("rtph264pay")
         #expect(GStreamerMediaEngine.VideoCodec.automatic.resolved == (hasH264 ? .h264 : .vp8))
         #expect(GStreamerMediaEngine.VideoCodec(encodingName: "h264") == .h264)
         #expect(GStreamerMediaEngine.VideoCodec(encodingName: "VP8") == .vp8)

@@ -1,5 +1,6 @@
 import CGStreamer
 import Foundation
+import GStreamer
 import TestSupport
 import Testing
 
@@ -121,7 +122,7 @@ struct CaptureErrorTests {
 
     @Test("the missing-plugin message names the Debian package to install")
     func missingPluginMessage() {
-        let error = AudioCaptureError.missingElements(["alsasrc", "pulsesrc"])
+        let error = AudioCaptureError(GStreamerError(MissingElements(["alsasrc", "pulsesrc"])))
         #expect(error.code == .missingPlugin)
         #expect(error.message.contains("install gstreamer1.0-alsa and gstreamer1.0-pulseaudio"))
     }

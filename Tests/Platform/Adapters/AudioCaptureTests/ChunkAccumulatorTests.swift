@@ -17,18 +17,4 @@ struct ChunkAccumulatorTests {
         #expect(out == stride(from: 0, to: 20, by: 4).map { start in (start..<(start + 4)).map(Float.init) })
         #expect(accumulator.pendingCount == 3)
     }
-
-    @Test("unaligned bytes and a trailing partial sample are handled")
-    func unalignedBytes() {
-        var accumulator = ChunkAccumulator(chunkSize: 2)
-        let samples: [Float] = [0.5, -0.25, 1]
-        var bytes: [UInt8] = [0xAA]  // shifts the floats off their natural alignment
-        bytes += samples.withUnsafeBytes { Array($0) }
-        bytes += [0x01, 0x02]  // a partial sample
-        let chunks = bytes.withUnsafeBytes { raw in
-            accumulator.append(nativeFloats: UnsafeRawBufferPointer(rebasing: raw.dropFirst()))
-        }
-        #expect(chunks == [[0.5, -0.25]])
-        #expect(accumulator.pendingCount == 1)
-    }
 }

@@ -1,73 +1,13 @@
-import CGStreamer
+import GStreamer
 
-/// A GStreamer error message, copied out of C memory.
-struct GStreamerFailure: Sendable, Hashable {
-    /// The GError domain of the failure.
-    enum Domain: Sendable, Hashable {
-        case core, library, resource, stream, other
-    }
-
-    var domain: Domain
-    /// The domain's error code (e.g. `GST_RESOURCE_ERROR_NOT_FOUND`).
-    var code: Int32
-    /// The GError message, e.g. "Could not open audio device for recording."
-    var message: String
-    /// The debug text without its first line (the C source location), e.g.
-    /// "Recording open error on device 'hw:9': No such file or directory"; often empty.
-    var detail: String
-    /// The name of the element that posted the message.
-    var elementName: String
-
-    /// The most specific human-readable reason: the detail if there is one, else the message, without a final ".".
-    var reason: String {
-        let text = detail.isEmpty ? message : detail
-        return text.hasSuffix(".") ? String(text.dropLast()) : text
-    }
-
-    init(domain: Domain, code: Int32, message: String, detail: String = "", elementName: String = "") {
-        self.domain = domain
-        self.code = code
-        self.message = message
-        self.detail = detail
-        self.elementName = elementName
-    }
-
-    /// Copies an ERROR or WARNING bus message.
-    init(message gstMessage: UnsafeMutablePointer<GstMessage>) {
-        var error: UnsafeMutablePointer<GError>?
-        var debug: UnsafeMutablePointer<gchar>?
-        if cgst_message_type(gstMessage) == GST_MESSAGE_WARNING {
-            gst_message_parse_warning(gstMessage, &error, &debug)
-        } else {
-            gst_message_parse_error(gstMessage, &error, &debug)
+extension AudioCaptureError {
+    /// GStreamer that does not initialise, elements that are not installed, a pipeline it cannot assemble.
+    init(_ error: GStreamerError) {
+        switch error.code {
+        case .unavailable: self.init(code: .gstreamerUnavailable, message: error.message)
+        case .missingElements: self.init(code: .missingPlugin, message: error.message)
+        default: self.init(code: .pipelineFailed, message: error.message)
         }
-        defer {
-            g_clear_error(&error)
-            g_free(debug)
-        }
-        let quark = error?.pointee.domain ?? 0
-        let domain: Domain =
-            switch quark {
-            case gst_core_error_quark(): .core
-            case gst_library_error_quark(): .library
-            case gst_resource_error_quark(): .resource
-            case gst_stream_error_quark(): .stream
-            default: .other
-            }
-        let debugLines = debug.map { String(cString: $0) }?.split(separator: "\n") ?? []
-        self.init(
-            domain: domain,
-            code: error?.pointee.code ?? 0,
-            message: error.map { String(cString: $0.pointee.message) } ?? "unknown GStreamer error",
-            detail: debugLines.dropFirst().joined(separator: " "),
-            elementName: String(cString: cgst_message_src_name(gstMessage))
-        )
-    }
-
-    /// Whether GStreamer lacks a plugin (decoder, demuxer) for the data.
-    var isMissingPlugin: Bool {
-        (domain == .core && code == Int32(GST_CORE_ERROR_MISSING_PLUGIN.rawValue))
-            || (domain == .stream && code == Int32(GST_STREAM_ERROR_CODEC_NOT_FOUND.rawValue))
     }
 }
 
