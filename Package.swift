@@ -209,8 +209,7 @@ let cribCallTargets: [Target] = [
     cribCall.adapter(
         "Media",
         [
-            "GStreamer", "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture",
-            "SoundDetection",
+            "GStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection", crypto,
         ]
     ),
 

@@ -67,6 +67,28 @@ struct LayerRuleTests {
         #expect(!tree.modules(in: .cBindings).isEmpty)
     }
 
+    @Test("each C library has exactly one owner: a single adapter imports its binding")
+    func cLibraryOwners() {
+        for binding in tree.modules(in: .cBindings) {
+            let importers = tree.modules.filter { module in
+                !module.isTool && module.imports.contains { $0.module == binding.name }
+            }
+            #expect(
+                importers.count <= 1,
+                """
+                \(binding.name) is imported by \(importers.map(\.description)): one adapter owns a C library; give \
+                the others a Swift API in \(importers.first?.name ?? "it") instead
+                """
+            )
+            for importer in importers {
+                #expect(
+                    importer.layer == .adapters,
+                    "\(importer) imports the C binding \(binding.name): only an adapter may own a C library"
+                )
+            }
+        }
+    }
+
     @Test("the import scanner reads every form of import")
     func scanner() {
         let text = """

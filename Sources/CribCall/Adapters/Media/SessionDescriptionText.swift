@@ -1,4 +1,4 @@
-import CGStreamer
+import Crypto
 import Foundation
 
 /// The few SDP facts the adapter reads or rewrites, as text functions (GstSDPMessage is used for parsing in the
@@ -50,20 +50,10 @@ enum SessionDescriptionText {
 
     /// Uppercase colon-separated SHA-256 (RFC 8122 form, without the `sha-256 ` prefix).
     static func sha256Fingerprint(of bytes: [UInt8]) -> String {
-        let hex: String = bytes.withUnsafeBufferPointer { buffer in
-            guard let digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, buffer.baseAddress, gsize(buffer.count))
-            else { return "" }
-            defer { g_free(digest) }
-            return String(cString: digest)
-        }
-        var pairs: [String] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) ?? hex.endIndex
-            pairs.append(hex[index..<next].uppercased())
-            index = next
-        }
-        return pairs.joined(separator: ":")
+        SHA256.hash(data: bytes).map { byte in
+            let hex = String(byte, radix: 16, uppercase: true)
+            return byte < 0x10 ? "0" + hex : hex
+        }.joined(separator: ":")
     }
 
     /// The DER bytes of the first `CERTIFICATE` block of a PEM text, or nil.

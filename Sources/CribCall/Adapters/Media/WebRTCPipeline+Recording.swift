@@ -1,5 +1,5 @@
-import CGStreamer
 import Foundation
+import GStreamer
 import Synchronization
 
 /// A recording receiver (``GStreamerMediaEngine/ReceiverOutput/record(_:)``).
@@ -15,15 +15,15 @@ import Synchronization
 extension WebRTCPipeline {
     /// A pad feeding a recording (a reference each): webrtcbin's source pad, and the first sink pad of its branch.
     struct RecordingFeed: Sendable {
-        let source: ObjectReference<GstPad>
-        let branch: ObjectReference<GstPad>
+        let source: Pad
+        let branch: Pad
     }
 
     /// What a receiver records to, once the offer says what it carries.
     struct Recording: Sendable {
         var feeds: [RecordingFeed] = []
         /// Matroska request pads by media kind ("audio", "video") whose branch does not exist yet (references).
-        var unfedMuxPads: [String: ObjectReference<GstPad>] = [:]
+        var unfedMuxPads: [String: Pad] = [:]
         var finished = false
     }
 
@@ -45,19 +45,19 @@ extension WebRTCPipeline {
         let url = try files.create(sessionId: sessionId)
         let mux = try Self.make("matroskamux", "recording-mux", in: pipeline)
         let file = try Self.make("filesink", "recording-file", in: pipeline)
-        cgst_object_set_string(file, "location", url.path)
-        cgst_object_set_bool(file, "async", 0)
-        try Self.link([mux, file])
+        file.set("location", url.path)
+        file.set("async", false)
+        try Self.link([mux, file], in: pipeline)
         watchEndOfRecording(at: file)
-        var pads: [String: ObjectReference<GstPad>] = [:]
+        var pads: [String: Pad] = [:]
         for kind in kinds.sorted() {
-            guard let pad = gst_element_request_pad_simple(mux, "\(kind)_%u") else {
+            guard let pad = mux.requestPad("\(kind)_%u") else {
                 throw MediaError(code: .pipelineFailed, message: "matroskamux gave no \(kind) pad")
             }
-            pads[kind] = ObjectReference(pad)
+            pads[kind] = pad
         }
-        gst_element_sync_state_with_parent(file)
-        gst_element_sync_state_with_parent(mux)
+        file.syncStateWithParent()
+        mux.syncStateWithParent()
         state.withLock { $0.recording.unfedMuxPads = pads }
     }
 
@@ -65,18 +65,17 @@ extension WebRTCPipeline {
     /// - Returns: The tee's pad for the decoding branch (a reference), or nil when this stream is not recorded
     ///   that way (the caller decodes from `pad` directly).
     func teeIntoRecording(
-        _ pad: UnsafeMutablePointer<GstPad>,
+        _ pad: Pad,
         kind: String,
         codec: GStreamerMediaEngine.VideoCodec? = nil
-    ) throws(MediaError) -> UnsafeMutablePointer<GstPad>? {
+    ) throws(MediaError) -> Pad? {
         let muxPad = state.withLock { $0.recording.unfedMuxPads.removeValue(forKey: kind) }
         guard let muxPad else { return nil }
-        defer { gst_object_unref(UnsafeMutableRawPointer(muxPad.pointer)) }
         let tee = try Self.make("tee", "recording-tee-\(kind)", in: pipeline)
         let queue = try Self.make("queue", "recording-queue-\(kind)", in: pipeline)
-        gst_util_set_object_arg(Self.gobject(queue), "max-size-buffers", "0")
-        gst_util_set_object_arg(Self.gobject(queue), "max-size-time", "0")
-        gst_util_set_object_arg(Self.gobject(queue), "max-size-bytes", "\(Self.recordingQueueBytes)")
+        queue.set("max-size-buffers", parsing: "0")
+        queue.set("max-size-time", parsing: "0")
+        queue.set("max-size-bytes", parsing: "\(Self.recordingQueueBytes)")
         var chain = [queue]
         switch codec?.resolved {
         case nil:
@@ -87,60 +86,40 @@ extension WebRTCPipeline {
         default:
             chain.append(try Self.make("rtpvp8depay", "recording-depayloader-\(kind)", in: pipeline))
         }
-        try Self.link(chain)
-        guard let last = chain.last, let tail = gst_element_get_static_pad(last, "src"),
-            gst_pad_link(tail, muxPad.pointer) == GST_PAD_LINK_OK
-        else {
+        try Self.link(chain, in: pipeline)
+        guard let tail = chain.last?.staticPad("src"), tail.link(to: muxPad) else {
             throw MediaError(code: .pipelineFailed, message: "GStreamer could not link the \(kind) recording")
         }
-        gst_object_unref(UnsafeMutableRawPointer(tail))
-        guard let recordSource = gst_element_request_pad_simple(tee, "src_%u"),
-            let decodeSource = gst_element_request_pad_simple(tee, "src_%u"),
-            let queueSink = gst_element_get_static_pad(queue, "sink")
+        guard let recordSource = tee.requestPad("src_%u"), let decodeSource = tee.requestPad("src_%u"),
+            let queueSink = queue.staticPad("sink")
         else {
             throw MediaError(code: .pipelineFailed, message: "the \(kind) recording tee has no pads")
         }
-        defer {
-            gst_object_unref(UnsafeMutableRawPointer(recordSource))
-            gst_object_unref(UnsafeMutableRawPointer(queueSink))
-        }
-        guard gst_pad_link(recordSource, queueSink) == GST_PAD_LINK_OK else {
+        guard recordSource.link(to: queueSink) else {
             throw MediaError(code: .pipelineFailed, message: "GStreamer could not link the \(kind) recording tee")
         }
-        for element in chain.reversed() { gst_element_sync_state_with_parent(element) }
-        gst_element_sync_state_with_parent(tee)
-        guard let teeSink = gst_element_get_static_pad(tee, "sink") else {
+        for element in chain.reversed() { element.syncStateWithParent() }
+        tee.syncStateWithParent()
+        guard let teeSink = tee.staticPad("sink") else {
             throw MediaError(code: .pipelineFailed, message: "the \(kind) recording tee has no sink pad")
         }
-        guard gst_pad_link(pad, teeSink) == GST_PAD_LINK_OK else {
-            gst_object_unref(UnsafeMutableRawPointer(teeSink))
+        guard pad.link(to: teeSink) else {
             throw MediaError(code: .pipelineFailed, message: "GStreamer could not link webrtcbin to the recording")
         }
-        gst_object_ref(UnsafeMutableRawPointer(pad))
-        let feed = RecordingFeed(source: ObjectReference(pad), branch: ObjectReference(teeSink))
+        let feed = RecordingFeed(source: pad, branch: teeSink)
         state.withLock { $0.recording.feeds.append(feed) }
         return decodeSource
     }
 
     /// Marks the recording finished when EOS reaches `sink`'s sink pad.
-    func watchEndOfRecording(at sink: UnsafeMutablePointer<GstElement>) {
-        guard let sinkPad = gst_element_get_static_pad(sink, "sink") else { return }
-        gst_pad_add_probe(
-            sinkPad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, Self.recordingEvent,
-            Unmanaged.passRetained(self).toOpaque(), Self.releaseDestroyNotify
-        )
-        gst_object_unref(UnsafeMutableRawPointer(sinkPad))
-    }
-
-    private static let recordingEvent: GstPadProbeCallback = { _, info, context in
-        guard let info, let context, let data = info.pointee.data else { return GST_PAD_PROBE_OK }
-        let this = Unmanaged<WebRTCPipeline>.fromOpaque(context).takeUnretainedValue()
-        let event = data.assumingMemoryBound(to: GstEvent.self)
-        if event.pointee.type == GST_EVENT_EOS {
-            this.state.withLock { $0.recording.finished = true }
-            this.wake()
+    func watchEndOfRecording(at sink: Element) {
+        sink.staticPad("sink")?.addProbe(.downstreamEvents) { [self] data in
+            if data.isEndOfStream {
+                state.withLock { $0.recording.finished = true }
+                wake()
+            }
+            return .pass
         }
-        return GST_PAD_PROBE_OK
     }
 
     /// Blocks the pads feeding the recording, sends EOS through each branch (and to muxer pads nothing fed), and
@@ -148,11 +127,9 @@ extension WebRTCPipeline {
     func finishRecording() {
         let (feeds, unfed) = state.withLock { ($0.recording.feeds, Array($0.recording.unfedMuxPads.values)) }
         guard !feeds.isEmpty || !unfed.isEmpty else { return }
-        for feed in feeds {
-            gst_pad_add_probe(feed.source.pointer, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM, Self.blockAll, nil, nil)
-        }
-        for feed in feeds { _ = gst_pad_send_event(feed.branch.pointer, gst_event_new_eos()) }
-        for pad in unfed { _ = gst_pad_send_event(pad.pointer, gst_event_new_eos()) }
+        for feed in feeds { feed.source.addProbe(.blockDownstream) { _ in .pass } }
+        for feed in feeds { feed.branch.sendEndOfStream() }
+        for pad in unfed { pad.sendEndOfStream() }
         let deadline = ContinuousClock.now + .seconds(2)
         while !state.withLock({ $0.recording.finished }), ContinuousClock.now < deadline {
             waitForBusMessage(milliseconds: 50)
@@ -161,16 +138,6 @@ extension WebRTCPipeline {
 
     /// Releases the recording's pad references (teardown).
     func releaseRecording() {
-        let recording = state.withLock { state in
-            defer { state.recording = Recording() }
-            return state.recording
-        }
-        for feed in recording.feeds {
-            gst_object_unref(UnsafeMutableRawPointer(feed.source.pointer))
-            gst_object_unref(UnsafeMutableRawPointer(feed.branch.pointer))
-        }
-        for pad in recording.unfedMuxPads.values { gst_object_unref(UnsafeMutableRawPointer(pad.pointer)) }
+        state.withLock { $0.recording = Recording() }
     }
-
-    private static let blockAll: GstPadProbeCallback = { _, _, _ in GST_PAD_PROBE_OK }
 }

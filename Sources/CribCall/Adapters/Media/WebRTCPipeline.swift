@@ -1,5 +1,4 @@
 import AudioCapture
-import CGStreamer
 import CribCallProtocol
 import DeviceIdentity
 import Foundation
@@ -22,20 +21,18 @@ import Synchronization
 ///   videoconvert ! autovideosink>` with a frame-counting probe; each incoming audio pad gets `rtpopusdepay ! opusdec ! audioconvert !
 ///   audioresample ! <output>` (other pads a `fakesink`); the answer is created after the remote offer is set.
 ///
-/// Threads and ownership (why `@unchecked Sendable` is safe):
-/// - Every stored property is a `let`; mutable state is in `state` (a `Mutex`) or atomics. The GStreamer objects
-///   behind the pointers are thread-safe, reference-counted objects, and webrtcbin's action signals may be
-///   emitted from any thread.
-/// - `init` builds the elements on the caller's thread (pipeline in NULL) and installs the C callbacks. Each
-///   registration holds one `Unmanaged` retain of `self`, released by GLib's destroy notify when the element (or
-///   the GstPromise) is finalised, which happens in ``run()`` at the latest: it always ends by setting the
-///   pipeline to NULL and dropping the only reference to it.
+/// Threads and ownership:
+/// - Every stored property is a `let`; mutable state is in `state` (a `Mutex`) or atomics. The GStreamer adapter's
+///   objects are thread-safe, and webrtcbin's action signals may be emitted from any thread.
+/// - `init` builds the elements on the caller's thread (pipeline in NULL) and installs the callbacks, which
+///   capture `self`; GLib releases them when the element (or the promise) is finalised, which happens in ``run()``
+///   at the latest: it always ends with ``Pipeline/tearDown()``.
 /// - ``run()`` executes on the peer's own thread (started by ``start()``). It alone changes states, reads the bus
 ///   and tears down; after it returns no code touches `pipeline` again. Callbacks on GStreamer threads only emit
 ///   webrtcbin signals, yield events (under the `state` lock, which keeps their order) and post on the bus.
 /// - ``requestStop(reason:)`` may be called from any thread: it records the reason and posts a wake-up message
 ///   on the bus, which `self` keeps a reference to until `deinit`.
-final class WebRTCPipeline: @unchecked Sendable {
+final class WebRTCPipeline: Sendable {
     enum Role: Sendable {
         /// A sender of the audio and, for an `audio_video` stream, of video too.
         case sender(SenderAudio, video: GStreamerMediaEngine.VideoSource?)
@@ -82,7 +79,7 @@ final class WebRTCPipeline: @unchecked Sendable {
         var decodedAudio = false
         var flowing = false
         /// The dtlssrtpdec elements (one with max-bundle), with a reference each; released in the teardown.
-        var dtlsDecoders: [ObjectReference<GstElement>] = []
+        var dtlsDecoders: [RetainedElement] = []
         /// A recording receiver's branches (WebRTCPipeline+Recording.swift).
         var recording = Recording()
         /// Whether a receiver has built its audio decoding branch.
@@ -112,9 +109,8 @@ final class WebRTCPipeline: @unchecked Sendable {
     let configuration: GStreamerMediaEngine.Configuration
     private let dtlsPEM: String
     private let dtlsFingerprint: String
-    let pipeline: UnsafeMutablePointer<GstElement>
-    private let bus: UnsafeMutablePointer<GstBus>
-    let webrtc: UnsafeMutablePointer<GstElement>
+    let pipeline: Pipeline
+    let webrtc: WebRTCBin
     private let continuation: AsyncStream<MediaEvent>.Continuation
     let statistics: Statistics
     let state = Mutex(State())
@@ -145,14 +141,11 @@ final class WebRTCPipeline: @unchecked Sendable {
         let built = try Self.build(role: role, configuration: configuration)
         pipeline = built.pipeline
         webrtc = built.webrtc
-        bus = gst_element_get_bus(built.pipeline)
         self.continuation = continuation
         self.statistics = statistics
         self.onExit = onExit
-        if case .sender(.feed(let feed), _) = role,
-            let source = gst_bin_get_by_name(cgst_bin(built.pipeline), "source")
-        {
-            let pusher = AppSourcePusher(source, sampleRate: feed.sampleRate)  // takes the reference
+        if case .sender(.feed(let feed), _) = role, let source = built.pipeline.element(named: "source") {
+            let pusher = AppSource(source)
             feedSubscription = feed.subscribe { frame in pusher.push(frame.samples) }
         } else {
             feedSubscription = nil
@@ -161,7 +154,6 @@ final class WebRTCPipeline: @unchecked Sendable {
     }
 
     deinit {
-        gst_object_unref(bus)
         statistics.pipelineObjectReleased.store(true, ordering: .releasing)
     }
 
@@ -192,24 +184,18 @@ final class WebRTCPipeline: @unchecked Sendable {
             return true
         }
         guard first else { return }
-        _ = gst_bus_post(bus, gst_message_new_application(nil, gst_structure_new_empty(Self.wakeMessageName)))
+        wake()
     }
 
     /// Runs the pipeline until it ends, then releases it and finishes the events.
     private func run() {
         let reason = drive()
         feedSubscription?.cancel()
-        gst_element_set_state(pipeline, GST_STATE_NULL)
-        // Queued messages reference elements (whose callbacks retain `self`): drop them, and later posts too.
-        gst_bus_set_flushing(bus, 1)
-        let decoders = state.withLock { state in
-            defer { state.dtlsDecoders = [] }
-            return state.dtlsDecoders
-        }
-        for decoder in decoders { gst_object_unref(UnsafeMutableRawPointer(decoder.pointer)) }
+        // NULL, the bus flushed, the last reference dropped: every element is finalised (those we hold a
+        // reference to once it is released below), which releases the callbacks and their hold on `self`.
+        pipeline.tearDown()
+        state.withLock { $0.dtlsDecoders = [] }
         releaseRecording()
-        // The last reference: finalises every element, which releases the callbacks' retains of `self`.
-        gst_object_unref(pipeline)
         if let reason {
             state.withLock { _ in _ = continuation.yield(.ended(reason: reason)) }
             continuation.finish()
@@ -220,7 +206,7 @@ final class WebRTCPipeline: @unchecked Sendable {
     /// Brings the pipeline up and handles the bus; returns why the run ended (nil if it never started: the
     /// start waiter got the error).
     private func drive() -> String? {
-        let started = gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE
+        let started = pipeline.setState(.playing)
         let failure: MediaError? = started ? nil : startFailure()
         let waiter = state.withLock { state in
             defer { state.startWaiter = nil }
@@ -239,12 +225,11 @@ final class WebRTCPipeline: @unchecked Sendable {
                 return reason
             }
             pollVideoLink()
-            guard let message = gst_bus_timed_pop(bus, 250 * cgst_millisecond) else { continue }
-            defer { gst_message_unref(message) }
-            switch cgst_message_type(message) {
-            case GST_MESSAGE_ERROR:
-                end(Self.describeError(message, role: role))
-            case GST_MESSAGE_EOS:
+            guard let message = pipeline.bus.pop(timeout: .milliseconds(250)) else { continue }
+            switch message.kind {
+            case .error(let failure):
+                end(Self.describe(failure, role: role))
+            case .endOfStream:
                 end("the audio source ended")
             default:
                 break
@@ -254,9 +239,8 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     /// The error a failed start posted.
     private func startFailure() -> MediaError {
-        if let message = gst_bus_timed_pop_filtered(bus, cgst_second, GST_MESSAGE_ERROR) {
-            defer { gst_message_unref(message) }
-            return MediaError(code: .pipelineFailed, message: Self.describeError(message, role: role))
+        if let failure = pipeline.bus.popError(timeout: .seconds(1)) {
+            return MediaError(code: .pipelineFailed, message: Self.describe(failure, role: role))
         }
         return MediaError(
             code: .pipelineFailed,
@@ -265,8 +249,7 @@ final class WebRTCPipeline: @unchecked Sendable {
     }
 
     /// A bus ERROR as a sentence that says what to do.
-    private static func describeError(_ message: UnsafeMutablePointer<GstMessage>, role: Role) -> String {
-        let failure = GStreamerFailure(message: message)
+    private static func describe(_ failure: GStreamerFailure, role: Role) -> String {
         let text = failure.message
         let detail = failure.detail
         let element = failure.elementName
@@ -288,8 +271,8 @@ final class WebRTCPipeline: @unchecked Sendable {
     // MARK: - Building
 
     private struct Built {
-        var pipeline: UnsafeMutablePointer<GstElement>
-        var webrtc: UnsafeMutablePointer<GstElement>
+        var pipeline: Pipeline
+        var webrtc: WebRTCBin
     }
 
     /// The elements a sender with `audio` needs.
@@ -321,89 +304,65 @@ final class WebRTCPipeline: @unchecked Sendable {
         role: Role,
         configuration: GStreamerMediaEngine.Configuration
     ) throws(MediaError) -> Built {
-        guard let pipeline = gst_pipeline_new("cribcall-webrtc-\(role.isSender ? "sender" : "receiver")") else {
-            throw MediaError(code: .pipelineFailed, message: "GStreamer could not create a pipeline")
-        }
-        do throws(MediaError) {
-            let webrtc = try make("webrtcbin", "webrtc", in: pipeline)
-            gst_util_set_object_arg(gobject(webrtc), "bundle-policy", "max-bundle")
-            let latency = configuration.jitterBufferLatency.components
-            let milliseconds = latency.seconds * 1000 + latency.attoseconds / 1_000_000_000_000_000
-            cgst_object_set_uint(webrtc, "latency", guint(clamping: max(0, milliseconds)))
-            if let ice = cgst_object_get_object(webrtc, "ice-agent") {
-                // aiortc and browsers on a LAN use UDP; TCP host candidates only add noise to the trickle.
-                if cgst_object_has_property(ice, "ice-tcp") != 0 { cgst_object_set_bool(ice, "ice-tcp", 0) }
-                // No UPnP: a LAN-only monitor must never ask the router to open a port to the internet (libnice
-                // does by default), and waiting for the router's answer held every host candidate back ~200 ms.
-                if let agent = cgst_object_get_object(ice, "agent") {
-                    if cgst_object_has_property(agent, "upnp") != 0 { cgst_object_set_bool(agent, "upnp", 0) }
-                    g_object_unref(agent)
-                }
-                g_object_unref(ice)
-            }
-            for address in configuration.iceAddresses {
-                guard cgst_webrtc_add_local_ip_address(webrtc, address) != 0 else {
-                    throw MediaError(
-                        code: .pipelineFailed,
-                        message: "libnice refused the ICE address '\(address)': give an IPv4 or IPv6 address of "
-                            + "this machine to --ice-address"
-                    )
-                }
-            }
-            if case .sender(let source, let video) = role {
-                // Audio first: its request pad makes the first transceiver, so the offer's first m-line.
-                try buildSenderBranch(source, configuration: configuration, into: pipeline, webrtc: webrtc)
-                if let video {
-                    try buildVideoBranch(video, configuration: configuration, into: pipeline, webrtc: webrtc)
-                }
-            }
-            return Built(pipeline: pipeline, webrtc: webrtc)
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(name: "cribcall-webrtc-\(role.isSender ? "sender" : "receiver")")
         } catch {
-            gst_object_unref(pipeline)
-            throw error
+            throw MediaError(error)
         }
-    }
-
-    /// Creates an element inside `bin` (which takes its floating reference).
-    @discardableResult
-    static func make(
-        _ factory: String,
-        _ name: String?,
-        in bin: UnsafeMutablePointer<GstElement>
-    ) throws(MediaError) -> UnsafeMutablePointer<GstElement> {
-        guard let element = gst_element_factory_make(factory, name) else {
-            throw MediaError(GStreamerError(MissingElements([factory])))
-        }
-        guard gst_bin_add(cgst_bin(bin), element) != 0 else {
-            throw MediaError(code: .pipelineFailed, message: "GStreamer could not add \(factory) to the pipeline")
-        }
-        return element
-    }
-
-    static func link(
-        _ elements: [UnsafeMutablePointer<GstElement>]
-    ) throws(MediaError) {
-        for (from, to) in zip(elements, elements.dropFirst()) where gst_element_link(from, to) == 0 {
+        let webrtc = WebRTCBin(try make("webrtcbin", "webrtc", in: pipeline))
+        webrtc.element.set("bundle-policy", parsing: "max-bundle")
+        let latency = configuration.jitterBufferLatency.components
+        let milliseconds = latency.seconds * 1000 + latency.attoseconds / 1_000_000_000_000_000
+        webrtc.element.set("latency", UInt32(clamping: max(0, milliseconds)))
+        // aiortc and browsers on a LAN use UDP; TCP host candidates only add noise to the trickle. No UPnP: a
+        // LAN-only monitor must never ask the router to open a port to the internet (libnice does by default), and
+        // waiting for the router's answer held every host candidate back ~200 ms.
+        webrtc.restrictICE(udpOnly: true, allowUPnP: false)
+        for address in configuration.iceAddresses where !webrtc.addLocalAddress(address) {
             throw MediaError(
                 code: .pipelineFailed,
-                message: "GStreamer could not link \(String(cString: cgst_object_name(from))) to "
-                    + "\(String(cString: cgst_object_name(to)))"
+                message: "libnice refused the ICE address '\(address)': give an IPv4 or IPv6 address of "
+                    + "this machine to --ice-address"
             )
+        }
+        if case .sender(let source, let video) = role {
+            // Audio first: its request pad makes the first transceiver, so the offer's first m-line.
+            try buildSenderBranch(source, configuration: configuration, into: pipeline, webrtc: webrtc)
+            if let video {
+                try buildVideoBranch(video, configuration: configuration, into: pipeline, webrtc: webrtc)
+            }
+        }
+        return Built(pipeline: pipeline, webrtc: webrtc)
+    }
+
+    /// Creates an element inside `pipeline`.
+    @discardableResult
+    static func make(_ factory: String, _ name: String?, in pipeline: Pipeline) throws(MediaError) -> Element {
+        do {
+            return try pipeline.make(factory, name: name)
+        } catch {
+            throw MediaError(error)
         }
     }
 
-    static func gobject(_ element: UnsafeMutableRawPointer) -> UnsafeMutablePointer<GObject> {
-        element.assumingMemoryBound(to: GObject.self)
+    /// Links each element to the next.
+    static func link(_ elements: [Element], in pipeline: Pipeline) throws(MediaError) {
+        do {
+            try pipeline.link(elements)
+        } catch {
+            throw MediaError(error)
+        }
     }
 
     private static func buildSenderBranch(
         _ audio: SenderAudio,
         configuration: GStreamerMediaEngine.Configuration,
-        into pipeline: UnsafeMutablePointer<GstElement>,
-        webrtc: UnsafeMutablePointer<GstElement>
+        into pipeline: Pipeline,
+        webrtc: WebRTCBin
     ) throws(MediaError) {
-        var chain: [UnsafeMutablePointer<GstElement>] = []
-        var decoder: UnsafeMutablePointer<GstElement>?
+        var chain: [Element] = []
+        var decoder: Element?
         switch audio {
         case .feed(let feed):
             chain.append(try makeFeedSource(sampleRate: feed.sampleRate, in: pipeline))
@@ -413,233 +372,130 @@ final class WebRTCPipeline: @unchecked Sendable {
                 chain.append(try make("autoaudiosrc", "source", in: pipeline))
             case .pulse(let device):
                 let element = try make("pulsesrc", "source", in: pipeline)
-                cgst_object_set_string(element, "client-name", "CribCall")
-                if let device { cgst_object_set_string(element, "device", device) }
+                element.set("client-name", "CribCall")
+                if let device { element.set("device", device) }
                 chain.append(element)
             case .alsa(let device):
                 let element = try make("alsasrc", "source", in: pipeline)
-                if let device { cgst_object_set_string(element, "device", device) }
+                if let device { element.set("device", device) }
                 chain.append(element)
             case .file(let path):
                 let element = try make("filesrc", "source", in: pipeline)
-                cgst_object_set_string(element, "location", path)
-                decoder = try make("decodebin", "decoder", in: pipeline)
-                try link([element, decoder!])
+                element.set("location", path)
+                let fileDecoder = try make("decodebin", "decoder", in: pipeline)
+                try link([element, fileDecoder], in: pipeline)
+                decoder = fileDecoder
                 // A file is not live: pace it in real time (decodebin's pad is linked to this when it appears).
                 let pacer = try make("identity", "pacer", in: pipeline)
-                cgst_object_set_bool(pacer, "sync", 1)
+                pacer.set("sync", true)
                 chain.append(pacer)
             case .test(let kind):
                 let element = try make("audiotestsrc", "source", in: pipeline)
-                cgst_object_set_bool(element, "is-live", 1)
-                gst_util_set_object_arg(gobject(element), "wave", kind == .silence ? "silence" : "sine")
-                gst_util_set_object_arg(gobject(element), "freq", "440")
-                gst_util_set_object_arg(gobject(element), "volume", "0.5")
-                gst_util_set_object_arg(gobject(element), "samplesperbuffer", "960")
+                element.set("is-live", true)
+                element.set("wave", parsing: kind == .silence ? "silence" : "sine")
+                element.set("freq", parsing: "440")
+                element.set("volume", parsing: "0.5")
+                element.set("samplesperbuffer", parsing: "960")
                 chain.append(element)
             }
         }
         // Live audio only: until ICE and DTLS are up webrtcbin holds buffers back, and a parent must not hear a
         // backlog when the stream opens. A leaky queue keeps at most the newest 60 ms.
         let fresh = try make("queue", "fresh-audio", in: pipeline)
-        gst_util_set_object_arg(gobject(fresh), "leaky", "downstream")
-        gst_util_set_object_arg(gobject(fresh), "max-size-time", "60000000")
-        gst_util_set_object_arg(gobject(fresh), "max-size-buffers", "0")
-        gst_util_set_object_arg(gobject(fresh), "max-size-bytes", "0")
+        fresh.set("leaky", parsing: "downstream")
+        fresh.set("max-size-time", parsing: "60000000")
+        fresh.set("max-size-buffers", parsing: "0")
+        fresh.set("max-size-bytes", parsing: "0")
         let convert = try make("audioconvert", "convert", in: pipeline)
         let resample = try make("audioresample", "resample", in: pipeline)
         let rawCaps = try make("capsfilter", "raw-caps", in: pipeline)
-        gst_util_set_object_arg(gobject(rawCaps), "caps", "audio/x-raw,rate=48000,channels=1")
+        rawCaps.set("caps", parsing: "audio/x-raw,rate=48000,channels=1")
         let encoder = try make("opusenc", "encoder", in: pipeline)
-        cgst_object_set_int(encoder, "bitrate", gint(clamping: configuration.opusBitrate))
-        gst_util_set_object_arg(gobject(encoder), "audio-type", "voice")
-        gst_util_set_object_arg(gobject(encoder), "frame-size", "20")
-        cgst_object_set_bool(encoder, "inband-fec", 1)
-        cgst_object_set_bool(encoder, "dtx", 1)
+        encoder.set("bitrate", Int32(clamping: configuration.opusBitrate))
+        encoder.set("audio-type", parsing: "voice")
+        encoder.set("frame-size", parsing: "20")
+        encoder.set("inband-fec", true)
+        encoder.set("dtx", true)
         // In-band FEC is only produced when the encoder expects loss.
-        cgst_object_set_int(encoder, "packet-loss-percentage", 5)
+        encoder.set("packet-loss-percentage", Int32(5))
         let payloader = try make("rtpopuspay", "payloader", in: pipeline)
-        cgst_object_set_uint(payloader, "pt", guint(opusPayloadType))
+        payloader.set("pt", UInt32(opusPayloadType))
         let rtpCaps = try make("capsfilter", "rtp-caps", in: pipeline)
         // Caps fields that are not RTP parameters become the SDP's a=fmtp line.
-        gst_util_set_object_arg(
-            gobject(rtpCaps),
+        rtpCaps.set(
             "caps",
-            "application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=\(opusPayloadType),"
+            parsing: "application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=\(opusPayloadType),"
                 + "useinbandfec=(string)1,minptime=(string)10"
         )
         chain += [fresh, convert, resample, rawCaps, encoder, payloader, rtpCaps]
-        try link(chain)
+        try link(chain, in: pipeline)
         if let decoder {
-            // Bound at pad-added through a static helper: decodebin exposes its audio pad once it has typefound.
-            let pacer = chain[0]
-            cgst_signal_connect(
-                decoder,
-                "pad-added",
-                unsafeBitCast(decoderPadAdded, to: GCallback.self),
-                UnsafeMutableRawPointer(pacer),
-                nil
-            )
+            // decodebin exposes its audio pad once it has typefound: link the first one to the pacer.
+            let pacerInput = chain[0].staticPad("sink")
+            decoder.onPadAdded { pad in
+                guard isCaps(of: pad, prefix: "audio/"), let pacerInput, !pacerInput.isLinked else { return }
+                _ = pad.link(to: pacerInput)
+            }
         }
         try linkSendOnly(rtpCaps, to: webrtc, what: "the Opus payloader")
     }
 
     /// The shared microphone's end in a sender: a live `appsrc` that timestamps what it is given on arrival and
     /// keeps at most 100 ms (dropping the oldest), named "source" like every sender's first element.
-    private static func makeFeedSource(
-        sampleRate: Int,
-        in pipeline: UnsafeMutablePointer<GstElement>
-    ) throws(MediaError) -> UnsafeMutablePointer<GstElement> {
+    private static func makeFeedSource(sampleRate: Int, in pipeline: Pipeline) throws(MediaError) -> Element {
         let element = try make("appsrc", "source", in: pipeline)
-        gst_util_set_object_arg(
-            gobject(element),
+        element.set(
             "caps",
-            "audio/x-raw,format=\(AppSourcePusher.sampleFormat),rate=\(sampleRate),channels=1,layout=interleaved"
+            parsing:
+                "audio/x-raw,format=\(AppSource.nativeFloatFormat),rate=\(sampleRate),channels=1,layout=interleaved"
         )
-        gst_util_set_object_arg(gobject(element), "format", "time")
-        cgst_object_set_bool(element, "is-live", 1)
-        cgst_object_set_bool(element, "do-timestamp", 1)
-        cgst_object_set_bool(element, "block", 0)
-        gst_util_set_object_arg(gobject(element), "max-bytes", "\(sampleRate * MemoryLayout<Float>.size / 10)")
-        gst_util_set_object_arg(gobject(element), "leaky-type", "downstream")
+        element.set("format", parsing: "time")
+        element.set("is-live", true)
+        element.set("do-timestamp", true)
+        element.set("block", false)
+        element.set("max-bytes", parsing: "\(sampleRate * MemoryLayout<Float>.size / 10)")
+        element.set("leaky-type", parsing: "downstream")
         return element
     }
 
     /// Links an RTP branch's last element to a new sink pad of webrtcbin: the request pad creates a transceiver
     /// (an m-line), which only sends.
-    static func linkSendOnly(
-        _ last: UnsafeMutablePointer<GstElement>,
-        to webrtc: UnsafeMutablePointer<GstElement>,
-        what: String
-    ) throws(MediaError) {
-        guard let sink = gst_element_request_pad_simple(webrtc, "sink_%u") else {
-            throw MediaError(code: .pipelineFailed, message: "webrtcbin refused a sink pad")
-        }
-        defer { gst_object_unref(UnsafeMutableRawPointer(sink)) }
-        guard let rtpSource = gst_element_get_static_pad(last, "src") else {
-            throw MediaError(code: .pipelineFailed, message: "the RTP capsfilter has no source pad")
-        }
-        defer { gst_object_unref(UnsafeMutableRawPointer(rtpSource)) }
-        guard gst_pad_link(rtpSource, sink) == GST_PAD_LINK_OK else {
-            throw MediaError(code: .pipelineFailed, message: "GStreamer could not link \(what) to webrtcbin")
-        }
-        if let transceiver = cgst_object_get_object(sink, "transceiver") {
-            gst_util_set_object_arg(gobject(transceiver), "direction", "sendonly")
-            g_object_unref(transceiver)
+    static func linkSendOnly(_ last: Element, to webrtc: WebRTCBin, what: String) throws(MediaError) {
+        do {
+            try webrtc.linkSendOnly(from: last, what: what)
+        } catch {
+            throw MediaError(error)
         }
     }
 
-    /// decodebin's `pad-added` for a file source: links the first audio pad to the pacer (`data`, owned by the
-    /// pipeline, which outlives its decodebin).
-    private static let decoderPadAdded:
-        @convention(c) (
-            UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
-        ) -> Void = { _, pad, data in
-            guard let pad, let data, isCaps(of: pad, prefix: "audio/") else { return }
-            let pacer = data.assumingMemoryBound(to: GstElement.self)
-            guard let target = gst_element_get_static_pad(pacer, "sink") else { return }
-            defer { gst_object_unref(UnsafeMutableRawPointer(target)) }
-            if gst_pad_is_linked(target) == 0 { _ = gst_pad_link(pad, target) }
-        }
-
-    static func isCaps(of pad: UnsafeMutablePointer<GstPad>, prefix: String) -> Bool {
-        guard let caps = gst_pad_get_current_caps(pad) ?? gst_pad_query_caps(pad, nil) else { return false }
-        defer { gst_caps_unref(caps) }
-        guard gst_caps_get_size(caps) > 0, let structure = gst_caps_get_structure(caps, 0) else { return false }
-        let name = String(cString: gst_structure_get_name(structure))
+    /// Whether a pad carries `prefix` media ("audio/", "video/"): raw or encoded caps, or RTP whose `media` field
+    /// says so.
+    static func isCaps(of pad: Pad, prefix: String) -> Bool {
+        guard let name = pad.mediaType else { return false }
         if name == "application/x-rtp", prefix.hasSuffix("/") {
-            let media = gst_structure_get_string(structure, "media").map { String(cString: $0) } ?? ""
-            return media + "/" == prefix
+            return (pad.capsString("media") ?? "") + "/" == prefix
         }
         return name.hasPrefix(prefix)
     }
 
     // MARK: - Callbacks
 
-    var context: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
-
-    private func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: GCallback) {
-        cgst_signal_connect(instance, signal, handler, context, Self.releaseClosureNotify)
-    }
-
-    /// Installs webrtcbin's callbacks and the finalisation probe. Each registration retains `self` once.
+    /// Installs webrtcbin's callbacks and the finalisation probe. Each captures `self` until webrtcbin is finalised.
     private func installCallbacks() {
-        connect(webrtc, "on-negotiation-needed", unsafeBitCast(Self.onNegotiationNeeded, to: GCallback.self))
-        connect(webrtc, "on-ice-candidate", unsafeBitCast(Self.onIceCandidate, to: GCallback.self))
-        connect(webrtc, "deep-element-added", unsafeBitCast(Self.onDeepElementAdded, to: GCallback.self))
-        connect(webrtc, "pad-added", unsafeBitCast(Self.onPadAdded, to: GCallback.self))
-        for property in ["ice-gathering-state", "ice-connection-state", "connection-state"] {
-            connect(webrtc, "notify::\(property)", unsafeBitCast(Self.onNotify, to: GCallback.self))
-        }
-        if let encoder = gst_bin_get_by_name(cgst_bin(pipeline), "video-encoder") {
-            if let encoded = gst_element_get_static_pad(encoder, "src") {
-                gst_pad_add_probe(
-                    encoded, GST_PAD_PROBE_TYPE_BUFFER, Self.countEncodedVideoFrame,
-                    Unmanaged.passRetained(statistics).toOpaque(), Self.releaseStatisticsNotify
-                )
-                gst_object_unref(UnsafeMutableRawPointer(encoded))
+        webrtc.onNegotiationNeeded { [self] in negotiationNeeded() }
+        webrtc.onICECandidate { [self] mline, candidate in localCandidate(mline: mline, candidate) }
+        webrtc.onElementAdded { [self] element in elementAdded(element) }
+        webrtc.element.onPadAdded { [self] pad in padAdded(pad) }
+        webrtc.onStateChange { [self] change in stateChanged(change) }
+        if let encoded = pipeline.element(named: "video-encoder")?.staticPad("src") {
+            encoded.addProbe(.buffers) { [statistics] _ in
+                statistics.encodedVideoFrames.add(1, ordering: .relaxed)
+                return .pass
             }
-            gst_object_unref(UnsafeMutableRawPointer(encoder))
         }
-        g_object_weak_ref(
-            Self.gobject(pipeline),
-            Self.pipelineFinalized,
-            Unmanaged.passRetained(statistics).toOpaque()
-        )
-    }
-
-    private static let releaseClosureNotify: GClosureNotify = { context, _ in
-        guard let context else { return }
-        Unmanaged<WebRTCPipeline>.fromOpaque(context).release()
-    }
-
-    private static let pipelineFinalized: GWeakNotify = { context, _ in
-        guard let context else { return }
-        Unmanaged<Statistics>.fromOpaque(context).takeRetainedValue().pipelineFinalized
-            .store(true, ordering: .releasing)
-    }
-
-    private static func this(_ context: gpointer?) -> WebRTCPipeline? {
-        context.map { Unmanaged<WebRTCPipeline>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    /// `void (GstElement *, gpointer)`.
-    private static let onNegotiationNeeded: @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?) -> Void = {
-        _, context in
-        this(context)?.negotiationNeeded()
-    }
-
-    /// `void (GstElement *, guint mlineindex, gchar *candidate, gpointer)`.
-    private static let onIceCandidate:
-        @convention(c) (
-            UnsafeMutablePointer<GstElement>?, guint, UnsafeMutablePointer<gchar>?, gpointer?
-        ) -> Void = { _, mline, candidate, context in
-            guard let candidate else { return }
-            this(context)?.localCandidate(mline: Int(mline), String(cString: candidate))
+        pipeline.onFinalized { [statistics] in
+            statistics.pipelineFinalized.store(true, ordering: .releasing)
         }
-
-    /// `void (GstBin *, GstBin *sub_bin, GstElement *element, gpointer)`.
-    private static let onDeepElementAdded:
-        @convention(c) (
-            UnsafeMutablePointer<GstBin>?, UnsafeMutablePointer<GstBin>?, UnsafeMutablePointer<GstElement>?, gpointer?
-        ) -> Void = { _, _, element, context in
-            guard let element else { return }
-            this(context)?.elementAdded(element)
-        }
-
-    /// `void (GstElement *, GstPad *, gpointer)`.
-    private static let onPadAdded:
-        @convention(c) (
-            UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
-        ) -> Void = { _, pad, context in
-            guard let pad else { return }
-            this(context)?.padAdded(pad)
-        }
-
-    /// `void (GObject *, GParamSpec *, gpointer)`.
-    private static let onNotify: @convention(c) (gpointer?, UnsafeMutablePointer<GParamSpec>?, gpointer?) -> Void = {
-        _, spec, context in
-        this(context)?.stateChanged(String(cString: cgst_param_spec_name(spec)))
     }
 
     /// Yields an event unless the run is ending (`.ended` is yielded by ``run()`` only). The lock keeps the
@@ -660,11 +516,9 @@ final class WebRTCPipeline: @unchecked Sendable {
             return !state.createdLocalDescription
         }
         guard first else { return }
-        let promise = PromiseHandler.make { [self] reply in
-            publishLocalDescription(reply, field: "offer")
+        webrtc.create(.offer) { [self] created in
+            publishLocalDescription(created, type: .offer)
         }
-        cgst_webrtc_create_offer(webrtc, promise)
-        gst_promise_unref(promise)
     }
 
     /// Sends the created offer/answer (with the real fingerprint) as `.localDescription`, then sets it locally,
@@ -676,22 +530,18 @@ final class WebRTCPipeline: @unchecked Sendable {
     /// machine may delay), libnice pairs it with our new host candidate, finds no credentials to check the pair
     /// with, fails the pair for good, and ICE fails 5 s later: a stream that never plays. The cost is one one-way
     /// signaling delay, since the answerer now waits for our candidates (gathering on a LAN takes no time).
-    private func publishLocalDescription(_ reply: PromiseHandler.Reply, field: String) {
-        guard case .replied(let structure) = reply else {
-            end("webrtcbin did not create the \(field): \(reply.failure)")
+    private func publishLocalDescription(
+        _ result: Result<String, WebRTCBin.DescriptionError>,
+        type: WebRTCBin.DescriptionType
+    ) {
+        let field = type == .offer ? "offer" : "answer"
+        let created: String
+        switch result {
+        case .success(let text): created = text
+        case .failure(let error):
+            end("webrtcbin did not create the \(field): \(error.reason)")
             return
         }
-        guard let value = gst_structure_get_value(structure, field), let boxed = g_value_get_boxed(value) else {
-            end("webrtcbin did not create the \(field): \(PromiseHandler.errorText(structure) ?? "no \(field)")")
-            return
-        }
-        let description = boxed.assumingMemoryBound(to: CGstWebRTCSessionDescription.self)
-        guard let text = gst_sdp_message_as_text(description.pointee.sdp) else {
-            end("webrtcbin created an \(field) that cannot be printed")
-            return
-        }
-        let created = String(cString: text)
-        g_free(text)
         let sdp = SessionDescriptionText.replacingFingerprints(in: created, with: dtlsFingerprint)
         state.withLock { state in
             state.localMids = SessionDescriptionText.mids(in: sdp)
@@ -700,7 +550,11 @@ final class WebRTCPipeline: @unchecked Sendable {
             continuation.yield(.localDescription(sdp: sdp))
         }
         if !role.isSender {
-            cgst_webrtc_set_local_description(webrtc, description, nil)
+            do {
+                try webrtc.setLocalDescription(.answer, created)
+            } catch {
+                end("webrtcbin's own answer could not be read back")
+            }
         }
     }
 
@@ -714,25 +568,21 @@ final class WebRTCPipeline: @unchecked Sendable {
         else {
             throw MediaError(code: .invalidState, message: "an answer arrived before the offer was sent")
         }
-        var message: UnsafeMutablePointer<GstSDPMessage>?
-        guard gst_sdp_message_new_from_text(offer, &message) == GST_SDP_OK, let message else {
+        do {
+            try webrtc.setLocalDescription(.offer, offer)
+        } catch {
             throw MediaError(code: .pipelineFailed, message: "webrtcbin's own offer could not be read back")
         }
-        defer { gst_sdp_message_free(message) }
-        var description = CGstWebRTCSessionDescription(type: gint(CGST_WEBRTC_SDP_TYPE_OFFER.rawValue), sdp: message)
-        cgst_webrtc_set_local_description(webrtc, &description, nil)
     }
 
     /// Applies the remote answer (sender) or offer (receiver, which then creates its answer).
     func setRemoteDescription(_ sdp: String) async throws(MediaError) {
-        let type: CGstWebRTCSDPType = role.isSender ? CGST_WEBRTC_SDP_TYPE_ANSWER : CGST_WEBRTC_SDP_TYPE_OFFER
+        let type: WebRTCBin.DescriptionType = role.isSender ? .answer : .offer
         let expected = role.isSender ? "an answer" : "an offer"
-        var message: UnsafeMutablePointer<GstSDPMessage>?
-        guard gst_sdp_message_new_from_text(sdp, &message) == GST_SDP_OK, let message else {
+        guard let mediaSections = WebRTCBin.mediaSectionCount(in: sdp) else {
             throw MediaError(code: .invalidDescription, message: "\(expected) is not valid SDP")
         }
-        defer { gst_sdp_message_free(message) }
-        guard gst_sdp_message_medias_len(message) > 0 else {
+        guard mediaSections > 0 else {
             throw MediaError(code: .invalidDescription, message: "\(expected) has no media section")
         }
         let accepted: MediaError? = state.withLock { state in
@@ -756,26 +606,20 @@ final class WebRTCPipeline: @unchecked Sendable {
         } else {
             try prepareRecording(forOffer: sdp)
         }
-        var description = CGstWebRTCSessionDescription(type: gint(type.rawValue), sdp: message)
-        let reply = await withCheckedContinuation { (waiter: CheckedContinuation<String?, Never>) in
-            let promise = PromiseHandler.make { reply in
-                switch reply {
-                case .replied(let structure): waiter.resume(returning: PromiseHandler.errorText(structure))
-                default: waiter.resume(returning: reply.failure)
-                }
+        let refusal = await withCheckedContinuation { (waiter: CheckedContinuation<String?, Never>) in
+            do throws(GStreamerError) {
+                try webrtc.setRemoteDescription(type, sdp) { refusal in waiter.resume(returning: refusal?.reason) }
+            } catch {
+                waiter.resume(returning: error.message)
             }
-            cgst_webrtc_set_remote_description(webrtc, &description, promise)
-            gst_promise_unref(promise)
         }
-        if let reply {
-            throw MediaError(code: .invalidDescription, message: "webrtcbin refused \(expected): \(reply)")
+        if let refusal {
+            throw MediaError(code: .invalidDescription, message: "webrtcbin refused \(expected): \(refusal)")
         }
         guard !role.isSender else { return }
-        let promise = PromiseHandler.make { [self] reply in
-            publishLocalDescription(reply, field: "answer")
+        webrtc.create(.answer) { [self] created in
+            publishLocalDescription(created, type: .answer)
         }
-        cgst_webrtc_create_answer(webrtc, promise)
-        gst_promise_unref(promise)
     }
 
     /// Hands a remote candidate (or the end of them) to webrtcbin.
@@ -799,7 +643,7 @@ final class WebRTCPipeline: @unchecked Sendable {
             )
         }
         // An empty candidate ends the remote candidates (webrtcbin 1.22 treats "" as end-of-candidates).
-        cgst_webrtc_add_ice_candidate(webrtc, guint(index), candidate.candidate)
+        webrtc.addICECandidate(mlineIndex: index, candidate.candidate)
     }
 
     private func localCandidate(mline: Int, _ candidate: String) {
@@ -812,27 +656,24 @@ final class WebRTCPipeline: @unchecked Sendable {
 
     // MARK: - Connection state
 
-    private func stateChanged(_ property: String) {
-        let value = cgst_object_get_enum(webrtc, property)
-        switch property {
-        case "ice-gathering-state" where value == gint(CGST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue):
+    private func stateChanged(_ change: WebRTCBin.StateChange) {
+        switch change {
+        case .iceGatheringComplete:
             state.withLock { state in
                 guard state.endReason == nil, !state.sentEndOfCandidates else { return }
                 state.sentEndOfCandidates = true
                 let mid = state.localMids.first ?? nil
                 continuation.yield(.localCandidate(.init(candidate: "", sdpMid: mid, sdpMLineIndex: 0)))
             }
-        case "ice-connection-state" where value == gint(CGST_WEBRTC_ICE_CONNECTION_STATE_FAILED.rawValue):
+        case .iceConnectionFailed:
             end(
                 "ICE failed: no candidate pair between the devices worked (are both on the same LAN, and is the "
                     + "right --ice-address given?)"
             )
-        case "connection-state" where value == gint(CGST_WEBRTC_PEER_CONNECTION_STATE_FAILED.rawValue):
+        case .connectionFailed:
             end("the WebRTC connection failed (ICE or DTLS)")
-        case "connection-state" where value == gint(CGST_WEBRTC_PEER_CONNECTION_STATE_CONNECTED.rawValue):
+        case .connected:
             connected()
-        default:
-            break
         }
     }
 
@@ -846,12 +687,10 @@ final class WebRTCPipeline: @unchecked Sendable {
         guard !ended else { return }
         var unread = decoders.isEmpty
         for decoder in decoders {
-            guard let pem = cgst_object_dup_string(decoder.pointer, "peer-pem") else {
+            guard let text = decoder.element.string("peer-pem") else {
                 unread = true
                 continue
             }
-            let text = String(cString: pem)
-            g_free(pem)
             guard let der = SessionDescriptionText.firstCertificateDER(inPEM: text),
                 SessionDescriptionText.fingerprintsMatch(fingerprints, certificateDER: der)
             else {
@@ -891,17 +730,16 @@ final class WebRTCPipeline: @unchecked Sendable {
     // MARK: - Elements and pads
 
     /// Sets the device certificate on each DTLS decoder webrtcbin creates (it has no certificate property).
-    private func elementAdded(_ element: UnsafeMutablePointer<GstElement>) {
-        guard String(cString: cgst_element_factory_name(element)) == "dtlssrtpdec" else { return }
-        cgst_object_set_string(element, "pem", dtlsPEM)
-        gst_object_ref(UnsafeMutableRawPointer(element))
-        let reference = ObjectReference(element)
+    private func elementAdded(_ element: Element) {
+        guard element.factoryName == "dtlssrtpdec" else { return }
+        element.set("pem", dtlsPEM)
+        let reference = element.retained()
         state.withLock { $0.dtlsDecoders.append(reference) }
     }
 
     /// A receiver's incoming stream: decodes audio to the output, drops anything else.
-    private func padAdded(_ pad: UnsafeMutablePointer<GstPad>) {
-        guard case .receiver(let output) = role, gst_pad_get_direction(pad) == GST_PAD_SRC else { return }
+    private func padAdded(_ pad: Pad) {
+        guard case .receiver(let output) = role, pad.isSource else { return }
         do throws(MediaError) {
             if Self.isCaps(of: pad, prefix: "audio/"),
                 state.withLock({ state in
@@ -910,7 +748,6 @@ final class WebRTCPipeline: @unchecked Sendable {
                 })
             {
                 if let branch = try teeIntoRecording(pad, kind: "audio") {
-                    defer { gst_object_unref(UnsafeMutableRawPointer(branch)) }
                     try buildAudioOutput(.discard, from: branch)
                 } else {
                     try buildAudioOutput(output, from: pad)
@@ -922,151 +759,92 @@ final class WebRTCPipeline: @unchecked Sendable {
                 })
             {
                 if let branch = try teeIntoRecording(pad, kind: "video", codec: codec) {
-                    defer { gst_object_unref(UnsafeMutableRawPointer(branch)) }
                     try buildVideoOutput(output, codec: codec, from: branch)
                 } else {
                     try buildVideoOutput(output, codec: codec, from: pad)
                 }
             } else {
                 let sink = try Self.make("fakesink", nil, in: pipeline)
-                cgst_object_set_bool(sink, "async", 0)
-                gst_element_sync_state_with_parent(sink)
-                if let target = gst_element_get_static_pad(sink, "sink") {
-                    _ = gst_pad_link(pad, target)
-                    gst_object_unref(UnsafeMutableRawPointer(target))
-                }
+                sink.set("async", false)
+                sink.syncStateWithParent()
+                if let target = sink.staticPad("sink") { _ = pad.link(to: target) }
             }
         } catch {
             end(error.message)
         }
     }
 
-    private func buildAudioOutput(
-        _ output: GStreamerMediaEngine.ReceiverOutput,
-        from pad: UnsafeMutablePointer<GstPad>
-    ) throws(MediaError) {
+    private func buildAudioOutput(_ output: GStreamerMediaEngine.ReceiverOutput, from pad: Pad) throws(MediaError) {
         var chain = [
             try Self.make("rtpopusdepay", "depayloader", in: pipeline),
             try Self.make("opusdec", "decoder", in: pipeline),
             try Self.make("audioconvert", "convert", in: pipeline),
             try Self.make("audioresample", "resample", in: pipeline),
         ]
-        gst_util_set_object_arg(Self.gobject(chain[1]), "use-inband-fec", "true")
-        var sinkForEOS: UnsafeMutablePointer<GstElement>?
+        chain[1].set("use-inband-fec", parsing: "true")
+        var sinkForEOS: Element?
         switch output {
         case .play:
             chain.append(try Self.make("autoaudiosink", "output", in: pipeline))
         case .record(let files) where files.format == .wav:
             let caps = try Self.make("capsfilter", "output-caps", in: pipeline)
-            gst_util_set_object_arg(Self.gobject(caps), "caps", "audio/x-raw,format=S16LE,rate=48000,channels=1")
+            caps.set("caps", parsing: "audio/x-raw,format=S16LE,rate=48000,channels=1")
             let encoder = try Self.make("wavenc", "output-encoder", in: pipeline)
             let file = try Self.make("filesink", "output", in: pipeline)
-            cgst_object_set_string(file, "location", try files.create(sessionId: sessionId).path)
-            cgst_object_set_bool(file, "async", 0)
+            file.set("location", try files.create(sessionId: sessionId).path)
+            file.set("async", false)
             chain += [caps, encoder, file]
             sinkForEOS = file
         case .record, .discard:  // a Matroska recording records the audio before it is decoded
             let sink = try Self.make("fakesink", "output", in: pipeline)
-            cgst_object_set_bool(sink, "async", 0)
+            sink.set("async", false)
             chain.append(sink)
         case .samples(let handler):
             let caps = try Self.make("capsfilter", "output-caps", in: pipeline)
-            gst_util_set_object_arg(
-                Self.gobject(caps), "caps",
-                "audio/x-raw,format=\(AppSourcePusher.sampleFormat),rate=48000,channels=1,layout=interleaved"
+            caps.set(
+                "caps",
+                parsing: "audio/x-raw,format=\(AppSource.nativeFloatFormat),rate=48000,channels=1,layout=interleaved"
             )
             let sink = try Self.make("appsink", "output", in: pipeline)
-            cgst_object_set_bool(sink, "async", 0)
+            sink.set("async", false)
             // Synchronised like a speaker: each buffer comes out when it is due, pipeline latency included.
-            gst_base_sink_set_sync(cgst_base_sink(sink), 1)
-            var callbacks = GstAppSinkCallbacks()
-            callbacks.new_sample = Self.decodedSample
-            gst_app_sink_set_callbacks(
-                cgst_app_sink(sink), &callbacks, Unmanaged.passRetained(handler).toOpaque(),
-                Self.releaseHandlerNotify
-            )
+            sink.configureAppSink(caps: nil, sync: true) { sample in
+                let renderedAt = ContinuousClock.now
+                if let samples = sample.floats() { handler.handle(samples, renderedAt) }
+                return .ok
+            }
             chain += [caps, sink]
         }
-        try Self.link(chain)
+        try Self.link(chain, in: pipeline)
         // First decoded buffer → `.flowing`.
-        if let decoded = gst_element_get_static_pad(chain[1], "src") {
-            gst_pad_add_probe(
-                decoded, GST_PAD_PROBE_TYPE_BUFFER, Self.decodedBuffer, context, Self.releaseDestroyNotify
-            )
-            gst_object_unref(UnsafeMutableRawPointer(decoded))
+        chain[1].staticPad("src")?.addProbe(.buffers) { [self] _ in
+            state.withLock { state in
+                state.decodedAudio = true
+                _ = markFlowing(&state)
+            }
+            return .remove
         }
         if let sinkForEOS { watchEndOfRecording(at: sinkForEOS) }
-        for element in chain.reversed() { gst_element_sync_state_with_parent(element) }
-        guard let head = gst_element_get_static_pad(chain[0], "sink") else {
+        for element in chain.reversed() { element.syncStateWithParent() }
+        guard let head = chain[0].staticPad("sink") else {
             throw MediaError(code: .pipelineFailed, message: "the Opus depayloader has no sink pad")
         }
-        guard gst_pad_link(pad, head) == GST_PAD_LINK_OK else {
-            gst_object_unref(UnsafeMutableRawPointer(head))
+        guard pad.link(to: head) else {
             throw MediaError(code: .pipelineFailed, message: "GStreamer could not link webrtcbin to the Opus decoder")
         }
         if sinkForEOS != nil {
-            gst_object_ref(UnsafeMutableRawPointer(pad))
-            let feed = RecordingFeed(source: ObjectReference(pad), branch: ObjectReference(head))
+            let feed = RecordingFeed(source: pad, branch: head)
             state.withLock { $0.recording.feeds.append(feed) }
-        } else {
-            gst_object_unref(UnsafeMutableRawPointer(head))
         }
-    }
-
-    static let releaseDestroyNotify: GDestroyNotify = { context in
-        guard let context else { return }
-        Unmanaged<WebRTCPipeline>.fromOpaque(context).release()
-    }
-
-    private static let releaseHandlerNotify: GDestroyNotify = { context in
-        guard let context else { return }
-        Unmanaged<GStreamerMediaEngine.DecodedAudioHandler>.fromOpaque(context).release()
-    }
-
-    /// ``GStreamerMediaEngine/ReceiverOutput/samples(_:)``: copies a due buffer out to the handler.
-    private static let decodedSample: @convention(c) (UnsafeMutablePointer<GstAppSink>?, gpointer?) -> GstFlowReturn = {
-        appsink, context in
-        guard let appsink, let context else { return GST_FLOW_ERROR }
-        let renderedAt = ContinuousClock.now
-        guard let sample = gst_app_sink_pull_sample(appsink) else { return GST_FLOW_FLUSHING }
-        defer { gst_sample_unref(sample) }
-        guard let buffer = gst_sample_get_buffer(sample) else { return GST_FLOW_OK }
-        var map = GstMapInfo()
-        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return GST_FLOW_ERROR }
-        defer { gst_buffer_unmap(buffer, &map) }
-        let bytes = UnsafeRawBufferPointer(start: map.data, count: Int(map.size))
-        let samples = (0..<(bytes.count / 4)).map { bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
-        Unmanaged<GStreamerMediaEngine.DecodedAudioHandler>.fromOpaque(context).takeUnretainedValue()
-            .handle(samples, renderedAt)
-        return GST_FLOW_OK
-    }
-
-    private static let decodedBuffer: GstPadProbeCallback = { _, _, context in
-        guard let this = this(context) else { return GST_PAD_PROBE_REMOVE }
-        this.state.withLock { state in
-            state.decodedAudio = true
-            _ = this.markFlowing(&state)
-        }
-        return GST_PAD_PROBE_REMOVE
     }
 
     /// Wakes the run loop (it polls the bus).
     func wake() {
-        _ = gst_bus_post(bus, gst_message_new_application(nil, gst_structure_new_empty(Self.wakeMessageName)))
+        pipeline.bus.post(application: Self.wakeMessageName)
     }
 
     /// Waits up to `milliseconds` for a bus message and drops it (the run loop has stopped reading the bus).
-    func waitForBusMessage(milliseconds: UInt) {
-        if let message = gst_bus_timed_pop(bus, milliseconds * cgst_millisecond) { gst_message_unref(message) }
-    }
-}
-
-/// A pointer to a GStreamer object the holder has a reference to. GstObjects are thread-safe and reference-counted,
-/// so the pointer may cross threads (hence `@unchecked Sendable`); the holder releases the reference.
-struct ObjectReference<Object>: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<Object>
-
-    init(_ pointer: UnsafeMutablePointer<Object>) {
-        self.pointer = pointer
+    func waitForBusMessage(milliseconds: Int) {
+        _ = pipeline.bus.pop(timeout: .milliseconds(milliseconds))
     }
 }

@@ -53,7 +53,7 @@ public final class Pipeline: @unchecked Sendable {
     ///
     /// - Throws: ``GStreamerError/Code/missingElements`` if the factory is not installed.
     @discardableResult
-    public func make(_ factory: String, name: String) throws(GStreamerError) -> Element {
+    public func make(_ factory: String, name: String?) throws(GStreamerError) -> Element {
         guard let element = gst_element_factory_make(factory, name) else {
             throw GStreamerError(MissingElements([factory]))
         }
@@ -61,6 +61,14 @@ public final class Pipeline: @unchecked Sendable {
             throw GStreamerError(code: .pipeline, message: "GStreamer could not add \(factory)")
         }
         return Element(element)
+    }
+
+    /// The element named `name` (at any depth), if any.
+    public func element(named name: String) -> Element? {
+        guard let found = gst_bin_get_by_name(cgst_bin(pointer), name) else { return nil }
+        // The pipeline keeps its own reference for as long as the handle may be used.
+        gst_object_unref(found)
+        return Element(found)
     }
 
     /// Links `from`'s source pad to `to`'s sink pad.
@@ -125,113 +133,7 @@ final class Callback<Argument>: @unchecked Sendable {
 }
 
 /// GLib's destroy notify for a signal handler's data: releases the retain taken when the handler was connected.
-private let releaseCallback: GClosureNotify = { context, _ in
+let releaseCallback: GClosureNotify = { context, _ in
     guard let context else { return }
     Unmanaged<AnyObject>.fromOpaque(context).release()
-}
-
-/// An element of a ``Pipeline`` (a handle: the pipeline owns the element).
-public struct Element: @unchecked Sendable, Equatable {
-    let pointer: UnsafeMutablePointer<GstElement>
-
-    init(_ pointer: UnsafeMutablePointer<GstElement>) {
-        self.pointer = pointer
-    }
-
-    /// The element's name.
-    public var name: String { String(cString: cgst_object_name(pointer)) }
-
-    /// Sets a string property.
-    public func set(_ property: String, _ value: String) {
-        cgst_object_set_string(pointer, property, value)
-    }
-
-    /// Sets a Boolean property.
-    public func set(_ property: String, _ value: Bool) {
-        cgst_object_set_bool(pointer, property, value ? 1 : 0)
-    }
-
-    /// Sets an integer property (`gint`).
-    public func set(_ property: String, _ value: Int32) {
-        cgst_object_set_int(pointer, property, value)
-    }
-
-    /// Sets a property from its text form as `gst-launch` reads it (caps, enums by nick, …).
-    public func set(_ property: String, parsing text: String) {
-        gst_util_set_object_arg(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GObject.self), property, text)
-    }
-
-    /// Whether this bin holds an element named `name` (at any depth).
-    public func containsChild(named name: String) -> Bool {
-        guard let child = gst_bin_get_by_name(cgst_bin(pointer), name) else { return false }
-        gst_object_unref(child)
-        return true
-    }
-
-    /// The static pad `name` (e.g. "sink").
-    public func staticPad(_ name: String) -> Pad? {
-        gst_element_get_static_pad(pointer, name).map(Pad.init(taking:))
-    }
-
-    /// Calls `body` on a streaming thread for each pad the element adds (decodebin's `pad-added`).
-    public func onPadAdded(_ body: @escaping @Sendable (Pad) -> Void) {
-        let handler:
-            @convention(c) (
-                UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?
-            ) -> Void = { _, pad, context in
-                guard let pad, let context else { return }
-                Unmanaged<Callback<Pad>>.fromOpaque(context).takeUnretainedValue().body(Pad(borrowing: pad))
-            }
-        connect("pad-added", unsafeBitCast(handler, to: GCallback.self), Callback(body))
-    }
-
-    /// Calls `body` once the element has added all its pads (decodebin's `no-more-pads`).
-    public func onNoMorePads(_ body: @escaping @Sendable () -> Void) {
-        let handler: @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?) -> Void = { _, context in
-            guard let context else { return }
-            Unmanaged<Callback<Void>>.fromOpaque(context).takeUnretainedValue().body(())
-        }
-        connect("no-more-pads", unsafeBitCast(handler, to: GCallback.self), Callback<Void> { _ in body() })
-    }
-
-    private func connect<Argument>(_ signal: String, _ handler: GCallback, _ callback: Callback<Argument>) {
-        cgst_signal_connect(
-            pointer, signal, handler, Unmanaged.passRetained(callback).toOpaque(), releaseCallback
-        )
-    }
-}
-
-/// A pad (holds a reference of its own).
-public final class Pad: @unchecked Sendable {
-    private let pointer: UnsafeMutablePointer<GstPad>
-
-    init(taking pointer: UnsafeMutablePointer<GstPad>) {
-        self.pointer = pointer
-    }
-
-    convenience init(borrowing pointer: UnsafeMutablePointer<GstPad>) {
-        gst_object_ref(UnsafeMutableRawPointer(pointer))
-        self.init(taking: pointer)
-    }
-
-    deinit {
-        gst_object_unref(UnsafeMutableRawPointer(pointer))
-    }
-
-    /// Whether the pad is linked to a peer.
-    public var isLinked: Bool { gst_pad_is_linked(pointer) != 0 }
-
-    /// Links this (source) pad to `sink`; false if GStreamer refuses (incompatible caps, already linked).
-    public func link(to sink: Pad) -> Bool {
-        gst_pad_link(pointer, sink.pointer) == GST_PAD_LINK_OK
-    }
-
-    /// The media type of the pad's caps ("audio/x-raw", "video/x-h264", …): its current caps, else what it can
-    /// produce; nil if it has none.
-    public var mediaType: String? {
-        guard let caps = gst_pad_get_current_caps(pointer) ?? gst_pad_query_caps(pointer, nil) else { return nil }
-        defer { gst_caps_unref(caps) }
-        guard gst_caps_get_size(caps) > 0, let structure = gst_caps_get_structure(caps, 0) else { return nil }
-        return String(cString: gst_structure_get_name(structure))
-    }
 }

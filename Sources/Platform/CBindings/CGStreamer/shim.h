@@ -2,8 +2,8 @@
 #define CRIBCALL_CGSTREAMER_SHIM_H
 
 // GStreamer 1.22 (Debian 12) for Swift: core + app (appsink/appsrc) + sdp, and webrtcbin through its signals.
-// One C module for GStreamer, owned by the GStreamer adapter (Media still calls webrtcbin directly): add headers
-// and shims here.
+// One C module for GStreamer, used only by the GStreamer adapter (Sources/Platform/Adapters/GStreamer): add
+// headers and shims here.
 //
 // Swift imports neither C variadic functions (g_object_set/get, g_signal_emit_by_name, gst_caps_new_simple, ...)
 // nor function-like macros (GST_BIN(), GST_MESSAGE_TYPE(), g_signal_connect, GST_SECOND, ...). They are wrapped

@@ -1,7 +1,7 @@
 import CGStreamer
 import Synchronization
 
-/// A `GstPromise` whose outcome goes to a Swift closure, exactly once: the reply (or interruption/expiry) when
+/// A `GstPromise` (webrtcbin's asynchronous replies) whose outcome goes to a Swift closure, exactly once: the reply (or interruption/expiry) when
 /// webrtcbin settles it, or "dropped" if it is freed unsettled (e.g. the pipeline stopped first), so an awaiting
 /// caller is always resumed.
 final class PromiseHandler: Sendable {
