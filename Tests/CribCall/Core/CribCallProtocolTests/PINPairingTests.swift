@@ -97,6 +97,32 @@ struct PINPairingTests {
         #expect(error?.reason == .invalidPIN)
     }
 
+    @Test("each attempt after a wrong PIN takes its session id from the injected entropy; a stale id is refused")
+    func attemptEntropy() throws {
+        var monitor = PINPairingMonitor()
+        var (listener, start) = try begin(&monitor)
+        let first = try #require(start.sent.first?.pinRequired)
+        let nextId = UUID(uuidString: "00000000-0000-4000-8000-00000000002a")!
+        let wrong = monitor.handleSubmit(
+            try listener.submit(pin: "000001"), context: devices.monitorContext, connection: 1, now: t0,
+            next: .init(pairingSessionId: nextId))
+        let second = try #require(wrong.sent.last?.pinRequired)
+        #expect(second.pairingSessionId == nextId.uuidString.lowercased())
+        #expect(second.pairingSessionId != first.pairingSessionId)
+        // A submission for the first attempt's id no longer matches the session: refused, and the attempt stays.
+        for message in wrong.sent { _ = try listener.handle(message) }
+        let fresh = try listener.submit(pin: pin.digits)
+        let stale = PinSubmit(
+            pairingSessionId: first.pairingSessionId, pakeMsgB: fresh.pakeMsgB, transcript: fresh.transcript,
+            authTag: fresh.authTag)
+        let refused = monitor.handleSubmit(stale, context: devices.monitorContext, connection: 1, now: t0)
+        #expect(refused.sent.first?.rejected == PairRejected(reason: .expired, attemptsRemaining: 0))
+        let stillActive = monitor.hasActiveSession
+        #expect(stillActive)
+        let right = monitor.handleSubmit(fresh, context: devices.monitorContext, connection: 1, now: t0)
+        #expect(right.trusted != nil)
+    }
+
     @Test("the right PIN after a wrong one still pairs")
     func rightAfterWrong() throws {
         var monitor = PINPairingMonitor()

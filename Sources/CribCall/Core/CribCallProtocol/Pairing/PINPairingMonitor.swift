@@ -15,7 +15,11 @@ public import Foundation
 /// `PIN_REQUIRED` with a new `pairingSessionId` (hence a new sid) and a new `pakeMsgA`; the PIN, the deadline
 /// and the attempt budget stay those of the session.
 ///
-/// The machine is non-copyable because it owns the single-use CPace initiator of the current attempt.
+/// Its state is one enum: idle, or an attempt awaiting PIN_SUBMIT, which owns the attempt's single-use CPace
+/// initiator beside the session's facts, so a session without an attempt (or the reverse) cannot be expressed. The
+/// machine is non-copyable because it owns that initiator. Randomness is injected: the PIN and first session id in
+/// ``handleInit(_:context:connection:now:entropy:)``, the next attempt's session id in
+/// ``handleSubmit(_:context:connection:now:next:)`` (CPace's scalar is drawn inside `CPaceInitiator`, by design).
 public struct PINPairingMonitor: ~Copyable, Sendable {
     /// How long a PIN is valid.
     public static let sessionLifetime: Duration = .seconds(60)
@@ -27,7 +31,8 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
     /// Identifies a connection, as the service names it.
     public typealias ConnectionID = UInt64
 
-    /// The random values a new session needs; injectable so tests are deterministic.
+    /// The random values a new session needs (the next attempt needs only a `pairingSessionId`); injectable so
+    /// tests are deterministic.
     public struct Entropy: Sendable {
         public var pin: PIN
         public var pairingSessionId: UUID
@@ -40,6 +45,20 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         /// Fresh random values.
         public static func random() -> Entropy {
             Entropy(pin: .random(), pairingSessionId: UUID())
+        }
+    }
+
+    /// The id of an attempt after a wrong PIN (a fresh sid for a fresh CPace run).
+    public struct AttemptEntropy: Sendable {
+        public var pairingSessionId: UUID
+
+        public init(pairingSessionId: UUID) {
+            self.pairingSessionId = pairingSessionId
+        }
+
+        /// A fresh random id.
+        public static func random() -> AttemptEntropy {
+            AttemptEntropy(pairingSessionId: UUID())
         }
     }
 
@@ -61,7 +80,7 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         case persistFailedSessions(Int)
     }
 
-    /// The PIN session (copyable facts); the attempt's initiator is kept apart in `initiator`.
+    /// The PIN session's facts (copyable); the attempt's initiator sits beside them in ``Phase/attempt``.
     private struct Session: Sendable {
         var connection: ConnectionID
         var listenerId: String
@@ -77,8 +96,22 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         var ci: [UInt8]
     }
 
-    private var session: Session?
-    private var initiator: CPaceInitiator?
+    /// Where the machine is.
+    private enum Phase: ~Copyable, Sendable {
+        /// No PIN session.
+        case idle
+        /// A PIN on screen and one CPace run awaiting PIN_SUBMIT.
+        case attempt(Session, CPaceInitiator)
+
+        /// The current phase, leaving `.idle` in its place.
+        mutating func take() -> Phase {
+            let current = consume self
+            self = .idle
+            return current
+        }
+    }
+
+    private var phase = Phase.idle
     /// Failed sessions in a row (persisted by the service).
     public private(set) var failedSessionsInARow: Int
 
@@ -87,6 +120,14 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
 
     /// Whether a PIN session is running.
     public var hasActiveSession: Bool { session != nil }
+
+    /// The running session's facts, if any.
+    private var session: Session? {
+        switch phase {
+        case .idle: nil
+        case .attempt(let session, _): session
+        }
+    }
 
     /// - Parameter failedSessionsInARow: The persisted counter from the last run.
     public init(failedSessionsInARow: Int = 0) {
@@ -140,7 +181,7 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
             return actions + [.send(.pairRejected(PairRejected(reason: .fingerprintMismatch))), .close(.unauthorized)]
         }
         let expiresAt = now + Self.sessionLifetime
-        session = Session(
+        let session = Session(
             connection: connection,
             listenerId: listenerId,
             listenerName: PairingCrypto.displayName(message.listenerName),
@@ -154,14 +195,18 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
             ci: PINPairingKeys.channelIdentifier(
                 monitor: context.monitorFingerprint, listener: context.clientFingerprint)
         )
-        actions += startAttempt(pairingSessionId: entropy.pairingSessionId, now: now)
+        actions += startAttempt(of: session, pairingSessionId: entropy.pairingSessionId, now: now)
         actions += [.showPIN(entropy.pin, expiresAt: expiresAt), .scheduleExpiry(at: expiresAt)]
         return actions
     }
 
-    /// Begins a CPace run for the current session with a fresh scalar and sid; returns its PIN_REQUIRED.
-    private mutating func startAttempt(pairingSessionId: UUID, now: ContinuousClock.Instant) -> [Action] {
-        guard var current = session else { return [] }
+    /// Begins a CPace run for `session` with a fresh scalar and sid; returns its PIN_REQUIRED.
+    private mutating func startAttempt(
+        of session: Session,
+        pairingSessionId: UUID,
+        now: ContinuousClock.Instant
+    ) -> [Action] {
+        var current = session
         current.pairingSessionId = pairingSessionId
         current.sid = PINPairingKeys.sessionIdentifier(pairingSessionId: pairingSessionId, nonce: current.nonce)
         let attempt = CPaceInitiator(prs: Array(current.pin.digits.utf8), ci: current.ci, sid: current.sid, ad: [])
@@ -171,24 +216,36 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
             expiresInSec: max(1, Int(((current.expiresAt - now) / .seconds(1)).rounded(.up))),
             maxAttempts: current.attemptsRemaining
         )
-        initiator = consume attempt
-        session = current
+        phase = .attempt(current, attempt)
         return [.send(.pinRequired(required))]
     }
 
-    /// Handles PIN_SUBMIT.
+    /// Handles PIN_SUBMIT; after a wrong PIN with attempts left, the next attempt uses `next`.
     public mutating func handleSubmit(
         _ message: PinSubmit,
         context: PairingContext,
         connection: ConnectionID,
-        now: ContinuousClock.Instant
+        now: ContinuousClock.Instant,
+        next: AttemptEntropy = .random()
     ) -> [Action] {
         var actions = expireIfNeeded(now: now)
-        guard var current = session, current.connection == connection,
-            PairingCrypto.canonicalUUID(message.pairingSessionId) == current.pairingSessionId.uuidString.lowercased(),
-            let attempt = initiator.take()
-        else {
-            return actions + [.send(.pairRejected(PairRejected(reason: .expired, attemptsRemaining: 0)))]
+        let expired = Action.send(.pairRejected(PairRejected(reason: .expired, attemptsRemaining: 0)))
+        // The attempt is taken out of the state: it is used (consumed) by this submission whatever its outcome.
+        var current: Session
+        let attempt: CPaceInitiator
+        switch phase.take() {
+        case .idle:
+            return actions + [expired]
+        case .attempt(let session, let initiator):
+            guard session.connection == connection,
+                PairingCrypto.canonicalUUID(message.pairingSessionId)
+                    == session.pairingSessionId.uuidString.lowercased()
+            else {
+                phase = .attempt(session, initiator)
+                return actions + [expired]
+            }
+            current = session
+            attempt = initiator
         }
         // The transcript must describe this very connection: our identity and the TLS-proven client.
         let transcript = message.transcript
@@ -199,7 +256,6 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
             PairingCrypto.canonicalUUID(transcript.listenerId) == current.listenerId,
             transcript.pairingSessionId == message.pairingSessionId
         else {
-            session = nil
             actions += recordFailedSession()
             return actions + [
                 .hidePIN, .send(.pairRejected(PairRejected(reason: .fingerprintMismatch, attemptsRemaining: 0))),
@@ -217,7 +273,6 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         if let keys,
             PairingCrypto.verify(tag: message.authTag, key: keys.listener, message: PairingCrypto.canonical(transcript))
         {
-            session = nil
             failedSessionsInARow = 0
             let listener = TrustedListener(
                 listenerId: current.listenerId,
@@ -235,13 +290,11 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         current.attemptsRemaining -= 1
         current.hadWrongPIN = true
         if current.attemptsRemaining > 0 {
-            session = current
             actions.append(
                 .send(.pairRejected(PairRejected(reason: .invalidPIN, attemptsRemaining: current.attemptsRemaining)))
             )
-            return actions + startAttempt(pairingSessionId: UUID(), now: now)
+            return actions + startAttempt(of: current, pairingSessionId: next.pairingSessionId, now: now)
         }
-        session = nil
         actions += recordFailedSession()
         return actions + [
             .hidePIN, .send(.pairRejected(PairRejected(reason: .invalidPIN, attemptsRemaining: 0))),
@@ -266,15 +319,13 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
     }
 
     private mutating func endSession(_ current: Session) -> [Action] {
-        session = nil
-        _ = initiator.take()
+        phase = .idle
         return (current.hadWrongPIN ? recordFailedSession() : []) + [.hidePIN]
     }
 
     /// A session that ended without success after at least one wrong PIN counts toward the lock.
     private mutating func recordFailedSession() -> [Action] {
-        session = nil
-        _ = initiator.take()
+        phase = .idle
         failedSessionsInARow += 1
         return [.persistFailedSessions(failedSessionsInARow)]
     }
