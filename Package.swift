@@ -209,7 +209,7 @@ let cribCallTargets: [Target] = [
     cribCall.adapter(
         "Media",
         [
-            "GStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection", crypto,
+            "GStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection",
         ]
     ),
 

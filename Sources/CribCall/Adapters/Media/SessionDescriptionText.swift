@@ -1,4 +1,4 @@
-import Crypto
+import DeviceIdentity
 import Foundation
 
 /// The few SDP facts the adapter reads or rewrites, as text functions (GstSDPMessage is used for parsing in the
@@ -50,10 +50,7 @@ enum SessionDescriptionText {
 
     /// Uppercase colon-separated SHA-256 (RFC 8122 form, without the `sha-256 ` prefix).
     static func sha256Fingerprint(of bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { byte in
-            let hex = String(byte, radix: 16, uppercase: true)
-            return byte < 0x10 ? "0" + hex : hex
-        }.joined(separator: ":")
+        String(DTLSCertificate.sdpFingerprint(ofCertificateDER: bytes).dropFirst("sha-256 ".count))
     }
 
     /// The DER bytes of the first `CERTIFICATE` block of a PEM text, or nil.

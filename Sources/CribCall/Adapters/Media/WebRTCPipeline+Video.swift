@@ -285,7 +285,7 @@ extension WebRTCPipeline {
         let (pending, due, first) = state.withLock { state -> (VideoLinkAdaptation.Action?, Bool, Bool) in
             let pending = state.videoLink.pending
             state.videoLink.pending = nil
-            guard state.connected, state.endReason == nil, !state.videoLink.requesting,
+            guard state.signaling.isFlowing, !state.signaling.hasEnded, !state.videoLink.requesting,
                 state.videoLink.lastRequest.map({ now - $0 >= Self.videoLinkPollInterval }) ?? true
             else { return (pending, false, false) }
             state.videoLink.lastRequest = now

@@ -63,21 +63,9 @@ final class WebRTCPipeline: Sendable {
 
     struct State {
         var phase = Phase.created
-        /// Why the run must end (a stop request or a failure); the first reason wins.
-        var endReason: String?
         var startWaiter: CheckedContinuation<Result<Void, MediaError>, Never>?
-        var localMids: [String?] = []
-        var remoteMids: [String?] = []
-        var remoteFingerprints: [String] = []
-        var createdLocalDescription = false
-        /// A sender's offer as webrtcbin created it, applied locally only when the answer arrives (see
-        /// ``publishLocalDescription(_:field:)``).
-        var pendingLocalOffer: String?
-        var hasRemoteDescription = false
-        var sentEndOfCandidates = false
-        var connected = false
-        var decodedAudio = false
-        var flowing = false
+        /// Descriptions, candidates, flowing and the end reason (pure; PeerSignaling.swift).
+        var signaling: PeerSignaling
         /// The dtlssrtpdec elements (one with max-bundle), with a reference each; released in the teardown.
         var dtlsDecoders: [RetainedElement] = []
         /// A recording receiver's branches (WebRTCPipeline+Recording.swift).
@@ -113,7 +101,7 @@ final class WebRTCPipeline: Sendable {
     let webrtc: WebRTCBin
     private let continuation: AsyncStream<MediaEvent>.Continuation
     let statistics: Statistics
-    let state = Mutex(State())
+    let state: Mutex<State>
     private let stopRequested = Atomic<Bool>(false)
     private let onExit: @Sendable () -> Void
     /// A feed-fed sender's registration with the shared microphone; cancelled first thing in the teardown.
@@ -132,6 +120,7 @@ final class WebRTCPipeline: Sendable {
         self.role = role
         self.sessionId = sessionId
         self.configuration = configuration
+        state = Mutex(State(signaling: PeerSignaling(isSender: role.isSender, sessionId: sessionId)))
         // The private key goes to dtlssrtpdec only; it is never logged or put in an error message.
         // Each block on its own lines: OpenSSL reads nothing after an END line that runs into the next BEGIN.
         dtlsPEM =
@@ -178,11 +167,7 @@ final class WebRTCPipeline: Sendable {
 
     /// Records why the run ends (the first reason wins) and wakes the peer's thread.
     func end(_ reason: String) {
-        let first = state.withLock { state in
-            guard state.endReason == nil else { return false }
-            state.endReason = reason
-            return true
-        }
+        let first = state.withLock { $0.signaling.end(reason) }
         guard first else { return }
         wake()
     }
@@ -219,7 +204,7 @@ final class WebRTCPipeline: Sendable {
         }
         waiter?.resume(returning: .success(()))
         while true {
-            if let reason = state.withLock({ $0.endReason }) {
+            if let reason = state.withLock({ $0.signaling.endReason }) {
                 state.withLock { $0.phase = .ending }
                 finishRecording()
                 return reason
@@ -268,216 +253,6 @@ final class WebRTCPipeline: Sendable {
         return sentence
     }
 
-    // MARK: - Building
-
-    private struct Built {
-        var pipeline: Pipeline
-        var webrtc: WebRTCBin
-    }
-
-    /// The elements a sender with `audio` needs.
-    static func senderElements(for audio: SenderAudio) -> [String] {
-        let tail = ["queue", "audioconvert", "audioresample", "capsfilter", "opusenc", "rtpopuspay"]
-        guard case .source(let source) = audio else { return ["appsrc"] + tail }
-        switch source {
-        case .auto: return ["autoaudiosrc"] + tail
-        case .pulse: return ["pulsesrc"] + tail
-        case .alsa: return ["alsasrc"] + tail
-        case .file: return ["filesrc", "decodebin", "identity"] + tail
-        case .test: return ["audiotestsrc"] + tail
-        }
-    }
-
-    /// The elements a receiver with `output` needs.
-    static func receiverElements(for output: GStreamerMediaEngine.ReceiverOutput) -> [String] {
-        let head = ["rtpopusdepay", "opusdec", "audioconvert", "audioresample", "fakesink"]
-        switch output {
-        case .play: return head + ["autoaudiosink"]
-        case .record(let files) where files.format == .wav: return head + ["capsfilter", "wavenc", "filesink"]
-        case .record: return head + ["tee", "queue", "matroskamux", "filesink"]
-        case .discard: return head
-        case .samples: return head + ["capsfilter", "appsink"]
-        }
-    }
-
-    private static func build(
-        role: Role,
-        configuration: GStreamerMediaEngine.Configuration
-    ) throws(MediaError) -> Built {
-        let pipeline: Pipeline
-        do {
-            pipeline = try Pipeline(name: "cribcall-webrtc-\(role.isSender ? "sender" : "receiver")")
-        } catch {
-            throw MediaError(error)
-        }
-        let webrtc = WebRTCBin(try make("webrtcbin", "webrtc", in: pipeline))
-        webrtc.element.set("bundle-policy", parsing: "max-bundle")
-        let latency = configuration.jitterBufferLatency.components
-        let milliseconds = latency.seconds * 1000 + latency.attoseconds / 1_000_000_000_000_000
-        webrtc.element.set("latency", UInt32(clamping: max(0, milliseconds)))
-        // aiortc and browsers on a LAN use UDP; TCP host candidates only add noise to the trickle. No UPnP: a
-        // LAN-only monitor must never ask the router to open a port to the internet (libnice does by default), and
-        // waiting for the router's answer held every host candidate back ~200 ms.
-        webrtc.restrictICE(udpOnly: true, allowUPnP: false)
-        for address in configuration.iceAddresses where !webrtc.addLocalAddress(address) {
-            throw MediaError(
-                code: .pipelineFailed,
-                message: "libnice refused the ICE address '\(address)': give an IPv4 or IPv6 address of "
-                    + "this machine to --ice-address"
-            )
-        }
-        if case .sender(let source, let video) = role {
-            // Audio first: its request pad makes the first transceiver, so the offer's first m-line.
-            try buildSenderBranch(source, configuration: configuration, into: pipeline, webrtc: webrtc)
-            if let video {
-                try buildVideoBranch(video, configuration: configuration, into: pipeline, webrtc: webrtc)
-            }
-        }
-        return Built(pipeline: pipeline, webrtc: webrtc)
-    }
-
-    /// Creates an element inside `pipeline`.
-    @discardableResult
-    static func make(_ factory: String, _ name: String?, in pipeline: Pipeline) throws(MediaError) -> Element {
-        do {
-            return try pipeline.make(factory, name: name)
-        } catch {
-            throw MediaError(error)
-        }
-    }
-
-    /// Links each element to the next.
-    static func link(_ elements: [Element], in pipeline: Pipeline) throws(MediaError) {
-        do {
-            try pipeline.link(elements)
-        } catch {
-            throw MediaError(error)
-        }
-    }
-
-    private static func buildSenderBranch(
-        _ audio: SenderAudio,
-        configuration: GStreamerMediaEngine.Configuration,
-        into pipeline: Pipeline,
-        webrtc: WebRTCBin
-    ) throws(MediaError) {
-        var chain: [Element] = []
-        var decoder: Element?
-        switch audio {
-        case .feed(let feed):
-            chain.append(try makeFeedSource(sampleRate: feed.sampleRate, in: pipeline))
-        case .source(let source):
-            switch source {
-            case .auto:
-                chain.append(try make("autoaudiosrc", "source", in: pipeline))
-            case .pulse(let device):
-                let element = try make("pulsesrc", "source", in: pipeline)
-                element.set("client-name", "CribCall")
-                if let device { element.set("device", device) }
-                chain.append(element)
-            case .alsa(let device):
-                let element = try make("alsasrc", "source", in: pipeline)
-                if let device { element.set("device", device) }
-                chain.append(element)
-            case .file(let path):
-                let element = try make("filesrc", "source", in: pipeline)
-                element.set("location", path)
-                let fileDecoder = try make("decodebin", "decoder", in: pipeline)
-                try link([element, fileDecoder], in: pipeline)
-                decoder = fileDecoder
-                // A file is not live: pace it in real time (decodebin's pad is linked to this when it appears).
-                let pacer = try make("identity", "pacer", in: pipeline)
-                pacer.set("sync", true)
-                chain.append(pacer)
-            case .test(let kind):
-                let element = try make("audiotestsrc", "source", in: pipeline)
-                element.set("is-live", true)
-                element.set("wave", parsing: kind == .silence ? "silence" : "sine")
-                element.set("freq", parsing: "440")
-                element.set("volume", parsing: "0.5")
-                element.set("samplesperbuffer", parsing: "960")
-                chain.append(element)
-            }
-        }
-        // Live audio only: until ICE and DTLS are up webrtcbin holds buffers back, and a parent must not hear a
-        // backlog when the stream opens. A leaky queue keeps at most the newest 60 ms.
-        let fresh = try make("queue", "fresh-audio", in: pipeline)
-        fresh.set("leaky", parsing: "downstream")
-        fresh.set("max-size-time", parsing: "60000000")
-        fresh.set("max-size-buffers", parsing: "0")
-        fresh.set("max-size-bytes", parsing: "0")
-        let convert = try make("audioconvert", "convert", in: pipeline)
-        let resample = try make("audioresample", "resample", in: pipeline)
-        let rawCaps = try make("capsfilter", "raw-caps", in: pipeline)
-        rawCaps.set("caps", parsing: "audio/x-raw,rate=48000,channels=1")
-        let encoder = try make("opusenc", "encoder", in: pipeline)
-        encoder.set("bitrate", Int32(clamping: configuration.opusBitrate))
-        encoder.set("audio-type", parsing: "voice")
-        encoder.set("frame-size", parsing: "20")
-        encoder.set("inband-fec", true)
-        encoder.set("dtx", true)
-        // In-band FEC is only produced when the encoder expects loss.
-        encoder.set("packet-loss-percentage", Int32(5))
-        let payloader = try make("rtpopuspay", "payloader", in: pipeline)
-        payloader.set("pt", UInt32(opusPayloadType))
-        let rtpCaps = try make("capsfilter", "rtp-caps", in: pipeline)
-        // Caps fields that are not RTP parameters become the SDP's a=fmtp line.
-        rtpCaps.set(
-            "caps",
-            parsing: "application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=\(opusPayloadType),"
-                + "useinbandfec=(string)1,minptime=(string)10"
-        )
-        chain += [fresh, convert, resample, rawCaps, encoder, payloader, rtpCaps]
-        try link(chain, in: pipeline)
-        if let decoder {
-            // decodebin exposes its audio pad once it has typefound: link the first one to the pacer.
-            let pacerInput = chain[0].staticPad("sink")
-            decoder.onPadAdded { pad in
-                guard isCaps(of: pad, prefix: "audio/"), let pacerInput, !pacerInput.isLinked else { return }
-                _ = pad.link(to: pacerInput)
-            }
-        }
-        try linkSendOnly(rtpCaps, to: webrtc, what: "the Opus payloader")
-    }
-
-    /// The shared microphone's end in a sender: a live `appsrc` that timestamps what it is given on arrival and
-    /// keeps at most 100 ms (dropping the oldest), named "source" like every sender's first element.
-    private static func makeFeedSource(sampleRate: Int, in pipeline: Pipeline) throws(MediaError) -> Element {
-        let element = try make("appsrc", "source", in: pipeline)
-        element.set(
-            "caps",
-            parsing:
-                "audio/x-raw,format=\(AppSource.nativeFloatFormat),rate=\(sampleRate),channels=1,layout=interleaved"
-        )
-        element.set("format", parsing: "time")
-        element.set("is-live", true)
-        element.set("do-timestamp", true)
-        element.set("block", false)
-        element.set("max-bytes", parsing: "\(sampleRate * MemoryLayout<Float>.size / 10)")
-        element.set("leaky-type", parsing: "downstream")
-        return element
-    }
-
-    /// Links an RTP branch's last element to a new sink pad of webrtcbin: the request pad creates a transceiver
-    /// (an m-line), which only sends.
-    static func linkSendOnly(_ last: Element, to webrtc: WebRTCBin, what: String) throws(MediaError) {
-        do {
-            try webrtc.linkSendOnly(from: last, what: what)
-        } catch {
-            throw MediaError(error)
-        }
-    }
-
-    /// Whether a pad carries `prefix` media ("audio/", "video/"): raw or encoded caps, or RTP whose `media` field
-    /// says so.
-    static func isCaps(of pad: Pad, prefix: String) -> Bool {
-        guard let name = pad.mediaType else { return false }
-        if name == "application/x-rtp", prefix.hasSuffix("/") {
-            return (pad.capsString("media") ?? "") + "/" == prefix
-        }
-        return name.hasPrefix(prefix)
-    }
-
     // MARK: - Callbacks
 
     /// Installs webrtcbin's callbacks and the finalisation probe. Each captures `self` until webrtcbin is finalised.
@@ -502,20 +277,23 @@ final class WebRTCPipeline: Sendable {
     /// order of events from different GStreamer threads.
     private func yield(_ event: MediaEvent) {
         state.withLock { state in
-            guard state.endReason == nil else { return }
+            guard !state.signaling.hasEnded else { return }
             continuation.yield(event)
+        }
+    }
+
+    /// Runs one step of the signaling machine under the lock and yields the event it returns there (the lock keeps
+    /// the order of events from different GStreamer threads).
+    func signal(_ step: (inout PeerSignaling) -> MediaEvent?) {
+        state.withLock { state in
+            if let event = step(&state.signaling) { continuation.yield(event) }
         }
     }
 
     // MARK: - Negotiation
 
     private func negotiationNeeded() {
-        guard role.isSender else { return }
-        let first = state.withLock { state in
-            defer { state.createdLocalDescription = true }
-            return !state.createdLocalDescription
-        }
-        guard first else { return }
+        guard state.withLock({ $0.signaling.negotiationNeeded() }) else { return }
         webrtc.create(.offer) { [self] created in
             publishLocalDescription(created, type: .offer)
         }
@@ -543,35 +321,13 @@ final class WebRTCPipeline: Sendable {
             return
         }
         let sdp = SessionDescriptionText.replacingFingerprints(in: created, with: dtlsFingerprint)
-        state.withLock { state in
-            state.localMids = SessionDescriptionText.mids(in: sdp)
-            if role.isSender { state.pendingLocalOffer = created }
-            guard state.endReason == nil else { return }
-            continuation.yield(.localDescription(sdp: sdp))
-        }
+        signal { $0.localDescriptionCreated(created, published: sdp) }
         if !role.isSender {
             do {
                 try webrtc.setLocalDescription(.answer, created)
             } catch {
                 end("webrtcbin's own answer could not be read back")
             }
-        }
-    }
-
-    /// Sets the sender's offer locally (just before its answer): ICE gathering starts now.
-    private func applyPendingLocalOffer() throws(MediaError) {
-        guard
-            let offer = state.withLock({ state in
-                defer { state.pendingLocalOffer = nil }
-                return state.pendingLocalOffer
-            })
-        else {
-            throw MediaError(code: .invalidState, message: "an answer arrived before the offer was sent")
-        }
-        do {
-            try webrtc.setLocalDescription(.offer, offer)
-        } catch {
-            throw MediaError(code: .pipelineFailed, message: "webrtcbin's own offer could not be read back")
         }
     }
 
@@ -585,25 +341,17 @@ final class WebRTCPipeline: Sendable {
         guard mediaSections > 0 else {
             throw MediaError(code: .invalidDescription, message: "\(expected) has no media section")
         }
-        let accepted: MediaError? = state.withLock { state in
-            if state.endReason != nil {
-                return MediaError(code: .ended, message: "the stream \(sessionId) has ended")
-            }
-            if state.hasRemoteDescription {
-                return MediaError(code: .invalidState, message: "the stream \(sessionId) already has \(expected)")
-            }
-            if role.isSender && state.localMids.isEmpty {
-                return MediaError(code: .invalidState, message: "an answer arrived before the offer was sent")
-            }
-            state.hasRemoteDescription = true
-            state.remoteMids = SessionDescriptionText.mids(in: sdp)
-            state.remoteFingerprints = SessionDescriptionText.fingerprints(in: sdp)
-            return nil
+        let accepted = state.withLock { state in
+            Result { () throws(MediaError) in try state.signaling.acceptRemoteDescription(sdp) }
         }
-        if let accepted { throw accepted }
-        if role.isSender {
-            try applyPendingLocalOffer()
-        } else {
+        if let offer = try accepted.get() {
+            // The sender's own offer, set locally just before its answer: ICE gathering starts now.
+            do {
+                try webrtc.setLocalDescription(.offer, offer)
+            } catch {
+                throw MediaError(code: .pipelineFailed, message: "webrtcbin's own offer could not be read back")
+            }
+        } else if !role.isSender {
             try prepareRecording(forOffer: sdp)
         }
         let refusal = await withCheckedContinuation { (waiter: CheckedContinuation<String?, Never>) in
@@ -624,34 +372,16 @@ final class WebRTCPipeline: Sendable {
 
     /// Hands a remote candidate (or the end of them) to webrtcbin.
     func addRemoteCandidate(_ candidate: IceCandidateMessage.Candidate) throws(MediaError) {
-        let mids: [String?]? = state.withLock { state in state.endReason == nil ? state.remoteMids : nil }
-        guard let mids else {
-            throw MediaError(code: .ended, message: "the stream \(sessionId) has ended")
+        let line = state.withLock { state in
+            Result { () throws(MediaError) in try state.signaling.remoteCandidateLine(candidate) }
         }
-        let index: Int
-        if let line = candidate.sdpMLineIndex {
-            index = line
-        } else if let mid = candidate.sdpMid, let line = mids.firstIndex(of: mid) {
-            index = line
-        } else {
-            index = 0
-        }
-        guard index >= 0, mids.isEmpty || index < mids.count else {
-            throw MediaError(
-                code: .invalidState,
-                message: "ICE candidate for media line \(index), but the session has \(mids.count)"
-            )
-        }
+        let index = try line.get()
         // An empty candidate ends the remote candidates (webrtcbin 1.22 treats "" as end-of-candidates).
         webrtc.addICECandidate(mlineIndex: index, candidate.candidate)
     }
 
     private func localCandidate(mline: Int, _ candidate: String) {
-        state.withLock { state in
-            guard state.endReason == nil, !state.sentEndOfCandidates else { return }
-            let mid = mline < state.localMids.count ? state.localMids[mline] : nil
-            continuation.yield(.localCandidate(.init(candidate: candidate, sdpMid: mid, sdpMLineIndex: mline)))
-        }
+        signal { $0.localCandidate(mline: mline, candidate) }
     }
 
     // MARK: - Connection state
@@ -659,12 +389,7 @@ final class WebRTCPipeline: Sendable {
     private func stateChanged(_ change: WebRTCBin.StateChange) {
         switch change {
         case .iceGatheringComplete:
-            state.withLock { state in
-                guard state.endReason == nil, !state.sentEndOfCandidates else { return }
-                state.sentEndOfCandidates = true
-                let mid = state.localMids.first ?? nil
-                continuation.yield(.localCandidate(.init(candidate: "", sdpMid: mid, sdpMLineIndex: 0)))
-            }
+            signal { $0.gatheringComplete() }
         case .iceConnectionFailed:
             end(
                 "ICE failed: no candidate pair between the devices worked (are both on the same LAN, and is the "
@@ -677,54 +402,26 @@ final class WebRTCPipeline: Sendable {
         }
     }
 
-    /// ICE and DTLS are connected: checks the remote certificate against the remote SDP's fingerprint. Fails
-    /// closed: until every DTLS decoder shows the peer's certificate the stream is not connected (a loaded
-    /// machine may report CONNECTED first; the check is retried every 20 ms for up to 2 s, then the stream ends).
+    /// ICE and DTLS are connected: checks the remote certificate against the remote SDP's fingerprint
+    /// (``CertificateCheck``: until every DTLS decoder shows a matching certificate the stream is not connected).
     private func connected(attempt: Int = 0) {
         let (decoders, fingerprints, ended) = state.withLock {
-            ($0.dtlsDecoders, $0.remoteFingerprints, $0.endReason != nil)
+            ($0.dtlsDecoders, $0.signaling.remoteFingerprints, $0.signaling.hasEnded)
         }
         guard !ended else { return }
-        var unread = decoders.isEmpty
-        for decoder in decoders {
-            guard let text = decoder.element.string("peer-pem") else {
-                unread = true
-                continue
-            }
-            guard let der = SessionDescriptionText.firstCertificateDER(inPEM: text),
-                SessionDescriptionText.fingerprintsMatch(fingerprints, certificateDER: der)
-            else {
-                end(
-                    "the remote DTLS certificate does not match the fingerprint in its session description: "
-                        + "the stream was refused (someone may be intercepting it)"
-                )
-                return
-            }
-        }
-        if unread {
-            guard attempt < 100 else {
-                end("the remote DTLS certificate could not be read to check its fingerprint: the stream was refused")
-                return
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { [self] in
+        let pems = decoders.map { $0.element.string("peer-pem") }
+        switch CertificateCheck.judge(peerPEMs: pems, fingerprints: fingerprints, attempt: attempt) {
+        case .verified:
+            signal { $0.verifiedConnection() }
+        case .refused(let reason):
+            end(reason)
+        case .retry:
+            let delay = CertificateCheck.retryInterval.components
+            let milliseconds = Int(delay.seconds * 1000 + delay.attoseconds / 1_000_000_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
                 connected(attempt: attempt + 1)
             }
-            return
         }
-        state.withLock { state in
-            state.connected = true
-            _ = markFlowing(&state)
-        }
-    }
-
-    /// Yields `.flowing` once: a sender when connected, a receiver when connected and audio was decoded.
-    private func markFlowing(_ state: inout State) -> Bool {
-        guard state.endReason == nil, !state.flowing, state.connected, role.isSender || state.decodedAudio else {
-            return false
-        }
-        state.flowing = true
-        continuation.yield(.flowing)
-        return true
     }
 
     // MARK: - Elements and pads
@@ -735,107 +432,6 @@ final class WebRTCPipeline: Sendable {
         element.set("pem", dtlsPEM)
         let reference = element.retained()
         state.withLock { $0.dtlsDecoders.append(reference) }
-    }
-
-    /// A receiver's incoming stream: decodes audio to the output, drops anything else.
-    private func padAdded(_ pad: Pad) {
-        guard case .receiver(let output) = role, pad.isSource else { return }
-        do throws(MediaError) {
-            if Self.isCaps(of: pad, prefix: "audio/"),
-                state.withLock({ state in
-                    defer { state.decodingAudio = true }
-                    return !state.decodingAudio
-                })
-            {
-                if let branch = try teeIntoRecording(pad, kind: "audio") {
-                    try buildAudioOutput(.discard, from: branch)
-                } else {
-                    try buildAudioOutput(output, from: pad)
-                }
-            } else if let codec = Self.decodableVideoCodec(of: pad),
-                state.withLock({ state in
-                    defer { state.decodingVideo = true }
-                    return !state.decodingVideo
-                })
-            {
-                if let branch = try teeIntoRecording(pad, kind: "video", codec: codec) {
-                    try buildVideoOutput(output, codec: codec, from: branch)
-                } else {
-                    try buildVideoOutput(output, codec: codec, from: pad)
-                }
-            } else {
-                let sink = try Self.make("fakesink", nil, in: pipeline)
-                sink.set("async", false)
-                sink.syncStateWithParent()
-                if let target = sink.staticPad("sink") { _ = pad.link(to: target) }
-            }
-        } catch {
-            end(error.message)
-        }
-    }
-
-    private func buildAudioOutput(_ output: GStreamerMediaEngine.ReceiverOutput, from pad: Pad) throws(MediaError) {
-        var chain = [
-            try Self.make("rtpopusdepay", "depayloader", in: pipeline),
-            try Self.make("opusdec", "decoder", in: pipeline),
-            try Self.make("audioconvert", "convert", in: pipeline),
-            try Self.make("audioresample", "resample", in: pipeline),
-        ]
-        chain[1].set("use-inband-fec", parsing: "true")
-        var sinkForEOS: Element?
-        switch output {
-        case .play:
-            chain.append(try Self.make("autoaudiosink", "output", in: pipeline))
-        case .record(let files) where files.format == .wav:
-            let caps = try Self.make("capsfilter", "output-caps", in: pipeline)
-            caps.set("caps", parsing: "audio/x-raw,format=S16LE,rate=48000,channels=1")
-            let encoder = try Self.make("wavenc", "output-encoder", in: pipeline)
-            let file = try Self.make("filesink", "output", in: pipeline)
-            file.set("location", try files.create(sessionId: sessionId).path)
-            file.set("async", false)
-            chain += [caps, encoder, file]
-            sinkForEOS = file
-        case .record, .discard:  // a Matroska recording records the audio before it is decoded
-            let sink = try Self.make("fakesink", "output", in: pipeline)
-            sink.set("async", false)
-            chain.append(sink)
-        case .samples(let handler):
-            let caps = try Self.make("capsfilter", "output-caps", in: pipeline)
-            caps.set(
-                "caps",
-                parsing: "audio/x-raw,format=\(AppSource.nativeFloatFormat),rate=48000,channels=1,layout=interleaved"
-            )
-            let sink = try Self.make("appsink", "output", in: pipeline)
-            sink.set("async", false)
-            // Synchronised like a speaker: each buffer comes out when it is due, pipeline latency included.
-            sink.configureAppSink(caps: nil, sync: true) { sample in
-                let renderedAt = ContinuousClock.now
-                if let samples = sample.floats() { handler.handle(samples, renderedAt) }
-                return .ok
-            }
-            chain += [caps, sink]
-        }
-        try Self.link(chain, in: pipeline)
-        // First decoded buffer → `.flowing`.
-        chain[1].staticPad("src")?.addProbe(.buffers) { [self] _ in
-            state.withLock { state in
-                state.decodedAudio = true
-                _ = markFlowing(&state)
-            }
-            return .remove
-        }
-        if let sinkForEOS { watchEndOfRecording(at: sinkForEOS) }
-        for element in chain.reversed() { element.syncStateWithParent() }
-        guard let head = chain[0].staticPad("sink") else {
-            throw MediaError(code: .pipelineFailed, message: "the Opus depayloader has no sink pad")
-        }
-        guard pad.link(to: head) else {
-            throw MediaError(code: .pipelineFailed, message: "GStreamer could not link webrtcbin to the Opus decoder")
-        }
-        if sinkForEOS != nil {
-            let feed = RecordingFeed(source: pad, branch: head)
-            state.withLock { $0.recording.feeds.append(feed) }
-        }
     }
 
     /// Wakes the run loop (it polls the bus).

@@ -85,9 +85,13 @@ public struct DTLSCertificate: Sendable {
 
     /// The SDP `a=fingerprint` value: `sha-256` and the uppercase colon-separated digest (RFC 8122).
     public var sdpFingerprint: String {
-        let digest = SHA256.hash(data: certificateDER)
-        return "sha-256 "
-            + digest.map { byte in
+        Self.sdpFingerprint(ofCertificateDER: certificateDER)
+    }
+
+    /// The SDP `a=fingerprint` value of any DER certificate: `sha-256` and the uppercase colon-separated digest.
+    public static func sdpFingerprint(ofCertificateDER der: [UInt8]) -> String {
+        "sha-256 "
+            + SHA256.hash(data: der).map { byte in
                 let hex = String(byte, radix: 16, uppercase: true)
                 return byte < 16 ? "0" + hex : hex
             }.joined(separator: ":")

@@ -38,7 +38,7 @@ struct GStreamerTests {
     }
 
     @Test("a pipeline plays to its end, posts EOS, and is released with every callback at teardown")
-    func pipelineLifecycle() throws {
+    func pipelineLifecycle() async throws {
         let pipeline = try Pipeline(name: "test-lifecycle")
         let source = try pipeline.make("audiotestsrc", name: "tone")
         source.set("num-buffers", Int32(5))
@@ -65,7 +65,9 @@ struct GStreamerTests {
         #expect(ended)
         #expect(received.value == 5)
         pipeline.tearDown()
-        #expect(finalized.value == 1)
+        // Finalisation may complete on a GStreamer thread just after the teardown returns (a streaming thread can
+        // drop the last reference of an element a moment later): wait for it, with a bound.
+        try await eventually("the pipeline is finalised", timeout: .seconds(10)) { finalized.value == 1 }
         pipeline.bus.post(application: "after-teardown")  // safe: the bus outlives the pipeline, and is flushing
         #expect(pipeline.bus.pop(timeout: .zero) == nil)
     }
