@@ -224,7 +224,8 @@ let cribCallTargets: [Target] = [
     cribCall.service(
         "CribCallListener",
         [
-            "ControlTransport", "CribCallProtocol", "CribCallStore", "DesktopNotifications", "DeviceIdentity",
+            "CanonicalJSON", "ControlTransport", "CribCallProtocol", "CribCallStore", "DesktopNotifications",
+            "DeviceIdentity",
             "ServiceDiscovery", "StreamMedia",
         ]
     ),

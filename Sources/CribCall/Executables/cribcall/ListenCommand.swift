@@ -88,11 +88,14 @@ struct ListenCommand: AsyncParsableCommand {
             connector: try QUICConnector(identity: identity), mediaEngine: media)
         let streams = StreamControls(
             service: service, mediaType: video ? .audioVideo : .audio,
-            monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil))
+            monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil)
+        ) { failure in
+            FileHandle.standardError.write(Data("cribcall listen: \(failure)\n".utf8))
+        }
         let notifications = noNotify ? nil : await Self.desktopNotifications()
         let listening = Task {
             for await event in await service.listen() {
-                let line = json ? Self.json(event).canonicalString : Self.text(event)
+                let line = json ? event.json.canonicalString : event.text
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 if let notification = event.desktopNotification { notifications?.yield(notification) }
                 await streams.observe(event, openOnConnect: target != nil)
@@ -100,7 +103,13 @@ struct ListenCommand: AsyncParsableCommand {
             notifications?.finish()
         }
         // On a terminal: l listen, v video, p keep the stream live (pin), e end it.
-        let keys = json ? nil : KeyPresses { key in Task { await streams.key(key) } }
+        let keys =
+            json
+            ? nil
+            : KeyPresses { byte in
+                guard let key = StreamControls.Key(byte: byte) else { return }
+                Task { await streams.press(key) }
+            }
         if keys != nil, streams.monitorId != nil {
             FileHandle.standardOutput.write(Data("Keys: l listen, v video, p keep live, e end the stream.\n".utf8))
         }
@@ -163,111 +172,5 @@ struct ListenCommand: AsyncParsableCommand {
             }
         }
         return continuation
-    }
-
-    static func json(_ event: ListenerEvent) -> JSONValue {
-        switch event {
-        case .connected(let id, let name, let address):
-            ["event": "connected", "monitorId": .string(id), "monitorName": .string(name), "address": .string(address)]
-        case .noise(let id, let name, let noise):
-            [
-                "event": "noise", "monitorId": .string(id), "monitorName": .string(name),
-                "seq": .number(Double(noise.seq)),
-                "peakLevel": .number(Double(noise.peakLevel)), "timestamp": .number(Double(noise.timestamp)),
-                "replayed": .bool(noise.replayed ?? false),
-            ]
-        case .linkLost(let id, let name, let reason):
-            ["event": "link_lost", "monitorId": .string(id), "monitorName": .string(name), "reason": .string(reason)]
-        case .linkRestored(let id, let name):
-            ["event": "link_restored", "monitorId": .string(id), "monitorName": .string(name)]
-        case .unauthorized(let id, let name, let message):
-            [
-                "event": "unauthorized", "monitorId": .string(id), "monitorName": .string(name),
-                "message": .string(message),
-            ]
-        case .streamStarted(let id, let sessionId, let mediaType):
-            [
-                "event": "stream_started", "monitorId": .string(id), "sessionId": .string(sessionId),
-                "mediaType": .string(mediaType.rawValue),
-            ]
-        case .streamEndingSoon(let id, let sessionId, let seconds):
-            [
-                "event": "stream_ending_soon", "monitorId": .string(id), "sessionId": .string(sessionId),
-                "secondsRemaining": .number(Double(seconds)),
-            ]
-        case .streamEnded(let id, let sessionId, let reason):
-            [
-                "event": "stream_ended", "monitorId": .string(id), "sessionId": .string(sessionId),
-                "reason": .string(reason),
-            ]
-        }
-    }
-
-    static func text(_ event: ListenerEvent) -> String {
-        switch event {
-        case .connected(_, let name, let address): "Connected to \"\(name)\" at \(address)."
-        case .noise(_, let name, let noise):
-            "🔔 \(noise.replayed == true ? "Missed alert" : "Noise") from \"\(name)\" — peak level \(noise.peakLevel) "
-                + "(#\(noise.seq), \(Date(timeIntervalSince1970: Double(noise.timestamp) / 1000).formatted(date: .omitted, time: .standard)))"
-        case .linkLost(_, let name, let reason): "⚠️  Lost the link to \"\(name)\" (\(reason)); reconnecting…"
-        case .linkRestored(_, let name): "Link to \"\(name)\" is back; missed alerts follow."
-        case .unauthorized(_, let name, let message): "\"\(name)\" no longer accepts this listener: \(message)"
-        case .streamStarted(_, let sessionId, let mediaType):
-            "▶️  Live \(mediaType == .audio ? "audio" : "audio and video") (stream \(sessionId.prefix(8)))."
-        case .streamEndingSoon(_, let sessionId, let seconds):
-            "Stream \(sessionId.prefix(8)) ends in \(seconds) s unless pinned."
-        case .streamEnded(_, let sessionId, let reason): "Stream \(sessionId.prefix(8)) ended (\(reason))."
-        }
-    }
-}
-
-/// The listener's stream controls: `--open` once connected, and the l/v/p/e keys on a terminal.
-actor StreamControls {
-    let service: ListenerService
-    let mediaType: MediaType
-    /// The monitor the keys act on: `--open`'s, or the only paired one.
-    nonisolated let monitorId: String?
-    private var current: String?
-    private var opened = false
-
-    init(service: ListenerService, mediaType: MediaType, monitorId: String?) {
-        self.service = service
-        self.mediaType = mediaType
-        self.monitorId = monitorId
-    }
-
-    func observe(_ event: ListenerEvent, openOnConnect: Bool) async {
-        switch event {
-        case .connected(let id, _, _) where openOnConnect && !opened && id == monitorId:
-            opened = true
-            await start(mediaType)
-        case .streamStarted(_, let sessionId, _):
-            current = sessionId
-        case .streamEnded(_, let sessionId, _) where sessionId == current:
-            current = nil
-        default:
-            break
-        }
-    }
-
-    func key(_ key: UInt8) async {
-        switch Character(UnicodeScalar(key)) {
-        case "l": await start(.audio)
-        case "v": await start(.audioVideo)
-        case "p":
-            if let current { try? await service.pinStream(sessionId: current) }
-        case "e":
-            if let current { await service.endStream(sessionId: current) }
-        default: break
-        }
-    }
-
-    private func start(_ type: MediaType) async {
-        guard let monitorId, current == nil else { return }
-        do {
-            current = try await service.openStream(monitorId: monitorId, mediaType: type)
-        } catch {
-            FileHandle.standardError.write(Data("cribcall listen: the stream did not open: \(error)\n".utf8))
-        }
     }
 }

@@ -1,0 +1,82 @@
+public import CribCallProtocol
+
+/// The listener's stream controls: `--open` once connected, and the keys on a terminal (l listen, v video, p keep
+/// live, e end). Feed it every ``ListenerEvent``; it tracks the current stream of ``monitorId``.
+public actor StreamControls {
+    /// A key on the terminal.
+    public enum Key: Character, Sendable, CaseIterable {
+        /// Open an audio stream.
+        case listen = "l"
+        /// Open an audio and video stream.
+        case video = "v"
+        /// Keep the current stream live past its automatic end.
+        case pin = "p"
+        /// End the current stream.
+        case end = "e"
+
+        /// The key a typed byte stands for, if any.
+        public init?(byte: UInt8) {
+            self.init(rawValue: Character(UnicodeScalar(byte)))
+        }
+    }
+
+    let service: ListenerService
+    let mediaType: MediaType
+    /// The monitor the keys act on: `--open`'s, or the only paired one.
+    public nonisolated let monitorId: String?
+    private let onFailure: @Sendable (String) -> Void
+    /// The stream of ``monitorId`` now playing, if any.
+    public private(set) var current: String?
+    private var opened = false
+
+    /// - Parameters:
+    ///   - mediaType: What `--open` asks for.
+    ///   - onFailure: Told why a stream did not open (the key or `--open` had no other effect).
+    public init(
+        service: ListenerService,
+        mediaType: MediaType,
+        monitorId: String?,
+        onFailure: @escaping @Sendable (String) -> Void
+    ) {
+        self.service = service
+        self.mediaType = mediaType
+        self.monitorId = monitorId
+        self.onFailure = onFailure
+    }
+
+    /// Follows the listener's events; with `openOnConnect`, opens the first stream when ``monitorId`` connects.
+    public func observe(_ event: ListenerEvent, openOnConnect: Bool) async {
+        switch event {
+        case .connected(let id, _, _) where openOnConnect && !opened && id == monitorId:
+            opened = true
+            await start(mediaType)
+        case .streamStarted(_, let sessionId, _):
+            current = sessionId
+        case .streamEnded(_, let sessionId, _) where sessionId == current:
+            current = nil
+        default:
+            break
+        }
+    }
+
+    /// Acts on a key.
+    public func press(_ key: Key) async {
+        switch key {
+        case .listen: await start(.audio)
+        case .video: await start(.audioVideo)
+        case .pin:
+            if let current { try? await service.pinStream(sessionId: current) }
+        case .end:
+            if let current { await service.endStream(sessionId: current) }
+        }
+    }
+
+    private func start(_ type: MediaType) async {
+        guard let monitorId, current == nil else { return }
+        do {
+            current = try await service.openStream(monitorId: monitorId, mediaType: type)
+        } catch {
+            onFailure("the stream did not open: \(error)")
+        }
+    }
+}
