@@ -293,12 +293,13 @@ let beMyEarsTargets: [Target] = [
     beMyEars.service(
         "BeMyEarsServer",
         [
-            "BeMyEarsCore", "BeMyEarsPostgres", "ServiceDiscovery", crypto, nioCore, nioWebSocket, hummingbird,
+            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "ServiceDiscovery", crypto, nioCore, nioWebSocket,
+            hummingbird,
             hummingbirdWebSocket, logging, serviceLifecycle,
         ],
         resources: [.copy("Public")]
     ),
-    beMyEars.executable("bemyears-server", ["BeMyEarsServer", "BeMyEarsPostgres", "BeMyEarsCore", argumentParser]),
+    beMyEars.executable("bemyears-server", ["BeMyEarsServer", argumentParser]),
 ]
 let beMyEarsTests: [Target] = [
     beMyEars.testSupport(["BeMyEarsCore"]),

@@ -1,9 +1,8 @@
 import ArgumentParser
-import BeMyEarsCore
 import BeMyEarsServer
 import Foundation
 
-/// `bemyears-server`: argument parsing only; the server is `BeMyEarsServer.buildApplication(_:)`.
+/// `bemyears-server`: argument parsing only; the server is `ServerLaunch.run(_:output:)` in BeMyEarsServer.
 @main
 struct BeMyEarsServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,134 +47,34 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
     @Flag(help: "Do not advertise _bemyears._tcp over mDNS.")
     var noBonjour = false
 
+    /// The options as the server takes them.
+    var options: ServerOptions {
+        var options = ServerOptions()
+        options.host = host
+        options.port = port
+        options.store = store
+        options.turnSecret = turnSecret
+        options.turnURL = turnUrl
+        options.withTURN = withTurn
+        options.turnPort = turnPort
+        options.turnTTL = turnTtl
+        options.json = json
+        options.nodeId = nodeId
+        options.advertisesService = !noBonjour
+        return options
+    }
+
     func validate() throws {
-        guard (0...65_535).contains(port) else {
-            throw ValidationError("--port must be 0...65535 (0 picks a free port)")
-        }
-        if withTurn, turnSecret != nil {
-            throw ValidationError("--with-turn starts its own coturn with a random secret: drop --turn-secret")
-        }
-        if turnSecret != nil, turnUrl == nil {
-            throw ValidationError("--turn-secret needs --turn-url turn:HOST:PORT (the coturn that shares the secret)")
-        }
-        if turnUrl != nil, turnSecret == nil, !withTurn {
-            throw ValidationError("--turn-url needs --turn-secret S (coturn's static-auth-secret), or use --with-turn")
-        }
-        if let turnUrl, !(turnUrl.hasPrefix("turn:") || turnUrl.hasPrefix("turns:")) {
-            throw ValidationError("--turn-url must look like turn:HOST:PORT or turns:HOST:PORT")
-        }
-        guard turnTtl >= 60 else {
-            throw ValidationError("--turn-ttl must be at least 60 seconds (it should outlast the longest call)")
-        }
         do {
-            _ = try StoreLocation(parsing: store)
+            try options.validate()
         } catch {
             throw ValidationError(error.description)
         }
     }
 
     func run() async throws {
-        let logger = SignalingLogHandler.logger()
-        let location = try StoreLocation(parsing: store)
-        let signalingStore: any SignalingStore
-        let node: NodeID
-        var cluster: (any SignalingCluster)?
-        var storeRuntime: (any SignalingStoreRuntime)?
-        switch location {
-        case .memory:
-            signalingStore = InMemorySignalingStore()
-            node = nodeId.map(NodeID.init) ?? .local
-        case .postgres(let url):
-            // A fresh identity per start unless given: two live processes must never share one.
-            node = NodeID(
-                nodeId ?? "\(ProcessInfo.processInfo.hostName.prefix(60))-\(UInt32.random(in: 0...UInt32.max))")
-            let backend = try PostgresBackend(url: url, node: node, logger: logger)
-            signalingStore = backend.store
-            cluster = backend.cluster
-            storeRuntime = backend.runtime
+        try await ServerLaunch.run(options) { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
-
-        var turnServer: LocalTURNServer?
-        var turn: TURNCredentials?
-        let lifetime = Duration.seconds(turnTtl)
-        if withTurn {
-            let server = try await LocalTURNServer.start(
-                listeningHost: host,
-                advertisedHost: turnUrl.flatMap(Self.host(ofTURNURL:)),
-                port: turnPort,
-                logger: logger
-            )
-            turnServer = server
-            turn = server.credentials(lifetime: lifetime)
-        } else if let turnSecret, let turnUrl {
-            turn = TURNCredentials(url: turnUrl, secret: turnSecret, lifetime: lifetime)
-        }
-
-        let json = json
-        let host = host
-        let configuration = BeMyEarsServerConfiguration(
-            host: host,
-            port: port,
-            node: node,
-            store: signalingStore,
-            cluster: cluster,
-            storeRuntime: storeRuntime,
-            turn: turn,
-            advertisesService: !noBonjour,
-            logger: logger,
-            onReady: { port in
-                let shownHost = host == "0.0.0.0" ? "127.0.0.1" : host
-                if json {
-                    Self.emit([
-                        "event": .string("ready"), "port": .number(port),
-                        "url": .string("http://\(shownHost):\(port)/"),
-                    ])
-                } else {
-                    Self.emit(line: "BeMyEars is ready: open http://\(shownHost):\(port)/ in two browsers")
-                }
-            }
-        )
-        do {
-            try await runServer(configuration)
-        } catch {
-            await turnServer?.stop()
-            if let explained = ServerStartupError.explaining(error, host: host, port: port) {
-                throw explained
-            }
-            throw error
-        }
-        await turnServer?.stop()
-        if json {
-            Self.emit(["event": .string("stopped")])
-        }
-    }
-
-    /// `turn:HOST:PORT[?…]` → HOST.
-    static func host(ofTURNURL url: String) -> String? {
-        guard let colon = url.firstIndex(of: ":") else { return nil }
-        let rest = url[url.index(after: colon)...].split(separator: "?").first ?? ""
-        guard let last = rest.lastIndex(of: ":") else { return String(rest) }
-        return String(rest[..<last])
-    }
-
-    private enum JSONField {
-        case string(String)
-        case number(Int)
-    }
-
-    /// One JSON object on stdout, flushed (tests and scripts read it line by line).
-    private static func emit(_ fields: KeyValuePairs<String, JSONField>) {
-        let members = fields.map { key, value -> String in
-            switch value {
-            case .string(let text):
-                "\"\(key)\":\"\(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\""
-            case .number(let number): "\"\(key)\":\(number)"
-            }
-        }
-        emit(line: "{" + members.joined(separator: ",") + "}")
-    }
-
-    private static func emit(line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

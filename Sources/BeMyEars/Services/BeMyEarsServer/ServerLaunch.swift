@@ -1,0 +1,154 @@
+public import BeMyEarsCore
+import CanonicalJSON
+import Foundation
+
+/// What `bemyears-server` was asked for, checked and run here so the executable only parses arguments.
+public struct ServerOptions: Sendable, Hashable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// ``StoreLocation`` syntax: `memory` or a PostgreSQL URL.
+    public var store = "memory"
+    public var turnSecret: String?
+    public var turnURL: String?
+    /// Start a private coturn for the demo.
+    public var withTURN = false
+    public var turnPort: Int?
+    /// Seconds each TURN credential stays valid.
+    public var turnTTL = 86_400
+    /// One JSON object per line on stdout.
+    public var json = false
+    public var nodeId: String?
+    /// Advertise `_bemyears._tcp` over mDNS.
+    public var advertisesService = true
+
+    public init() {}
+
+    /// Why the options cannot work, in a sentence that says what to pass instead.
+    public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
+    }
+
+    /// Checks the options before anything starts.
+    ///
+    /// - Throws: ``Invalid`` naming the option and what it needs.
+    public func validate() throws(Invalid) {
+        guard (0...65_535).contains(port) else {
+            throw Invalid(description: "--port must be 0...65535 (0 picks a free port)")
+        }
+        if withTURN, turnSecret != nil {
+            throw Invalid(description: "--with-turn starts its own coturn with a random secret: drop --turn-secret")
+        }
+        if turnSecret != nil, turnURL == nil {
+            throw Invalid(
+                description: "--turn-secret needs --turn-url turn:HOST:PORT (the coturn that shares the secret)")
+        }
+        if turnURL != nil, turnSecret == nil, !withTURN {
+            throw Invalid(
+                description: "--turn-url needs --turn-secret S (coturn's static-auth-secret), or use --with-turn")
+        }
+        if let turnURL, !(turnURL.hasPrefix("turn:") || turnURL.hasPrefix("turns:")) {
+            throw Invalid(description: "--turn-url must look like turn:HOST:PORT or turns:HOST:PORT")
+        }
+        guard turnTTL >= 60 else {
+            throw Invalid(description: "--turn-ttl must be at least 60 seconds (it should outlast the longest call)")
+        }
+        do {
+            _ = try StoreLocation(parsing: store)
+        } catch {
+            throw Invalid(description: error.description)
+        }
+    }
+
+    /// `turn:HOST:PORT[?…]` → HOST.
+    public static func host(ofTURNURL url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let rest = url[url.index(after: colon)...].split(separator: "?").first ?? ""
+        guard let last = rest.lastIndex(of: ":") else { return String(rest) }
+        return String(rest[..<last])
+    }
+}
+
+/// Runs the server for ``ServerOptions``: the store (memory or PostgreSQL), TURN (a private coturn or a shared
+/// secret), the server until it is stopped (SIGINT/SIGTERM), and the lines people and scripts read.
+public enum ServerLaunch {
+    /// The lines `output` gets: `BeMyEars is ready: …` or `{"event":"ready","port":…,"url":…}` once listening,
+    /// and with `json` `{"event":"stopped"}` at the end.
+    public static func run(_ options: ServerOptions, output: @escaping @Sendable (String) -> Void) async throws {
+        let logger = SignalingLogHandler.logger()
+        let location = try StoreLocation(parsing: options.store)
+        let signalingStore: any SignalingStore
+        let node: NodeID
+        var cluster: (any SignalingCluster)?
+        var storeRuntime: (any SignalingStoreRuntime)?
+        switch location {
+        case .memory:
+            signalingStore = InMemorySignalingStore()
+            node = options.nodeId.map(NodeID.init) ?? .local
+        case .postgres(let url):
+            // A fresh identity per start unless given: two live processes must never share one.
+            node = NodeID(
+                options.nodeId
+                    ?? "\(ProcessInfo.processInfo.hostName.prefix(60))-\(UInt32.random(in: 0...UInt32.max))")
+            let backend = try PostgresBackend(url: url, node: node, logger: logger)
+            signalingStore = backend.store
+            cluster = backend.cluster
+            storeRuntime = backend.runtime
+        }
+
+        var turnServer: LocalTURNServer?
+        var turn: TURNCredentials?
+        let lifetime = Duration.seconds(options.turnTTL)
+        if options.withTURN {
+            let server = try await LocalTURNServer.start(
+                listeningHost: options.host,
+                advertisedHost: options.turnURL.flatMap(ServerOptions.host(ofTURNURL:)),
+                port: options.turnPort,
+                logger: logger
+            )
+            turnServer = server
+            turn = server.credentials(lifetime: lifetime)
+        } else if let turnSecret = options.turnSecret, let turnURL = options.turnURL {
+            turn = TURNCredentials(url: turnURL, secret: turnSecret, lifetime: lifetime)
+        }
+
+        let json = options.json
+        let host = options.host
+        let configuration = BeMyEarsServerConfiguration(
+            host: host,
+            port: options.port,
+            node: node,
+            store: signalingStore,
+            cluster: cluster,
+            storeRuntime: storeRuntime,
+            turn: turn,
+            advertisesService: options.advertisesService,
+            logger: logger,
+            onReady: { port in
+                let shownHost = host == "0.0.0.0" ? "127.0.0.1" : host
+                let url = "http://\(shownHost):\(port)/"
+                output(
+                    json
+                        ? JSONValue.object(["event": "ready", "port": .number(Double(port)), "url": .string(url)])
+                            .canonicalString
+                        : "BeMyEars is ready: open \(url) in two browsers")
+            }
+        )
+        do {
+            try await runServer(configuration)
+        } catch {
+            await turnServer?.stop()
+            if let explained = ServerStartupError.explaining(error, host: host, port: options.port) {
+                throw explained
+            }
+            throw error
+        }
+        await turnServer?.stop()
+        if json {
+            output(JSONValue.object(["event": "stopped"]).canonicalString)
+        }
+    }
+}
