@@ -201,6 +201,8 @@ let cribCallTargets: [Target] = [
     cribCall.adapter("CribCallStore", [grdb, "DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
     // PROTOCOL.md §10 over the generic DNS-SD adapter: monitors advertised, browsed and merged.
     cribCall.adapter("CribCallDiscovery", ["CribCallProtocol", "ServiceDiscovery"]),
+    // `cribcall monitor` / `cribcall listen` as systemd user services, over the generic SystemdUnit.
+    cribCall.adapter("CribCallSystemd", ["SystemdUnit"]),
     cribCall.adapter(
         "QUIC",
         ["CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
@@ -229,7 +231,8 @@ let cribCallTargets: [Target] = [
         "cribcall",
         [
             "CanonicalJSON", "CribCallDiscovery", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
-            "CribCallStore", "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC", "ServiceDiscovery",
+            "CribCallStore", "CribCallSystemd", "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC",
+            "ServiceDiscovery",
             "SoundDetection", "AudioCapture",
             "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", argumentParser,
         ]
@@ -242,6 +245,7 @@ let cribCallTests: [Target] = [
     cribCall.tests(.adapters, "ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
     cribCall.tests(.adapters, "CribCallStore", ["DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
     cribCall.tests(.adapters, "CribCallDiscovery", ["CribCallProtocol", "ServiceDiscovery", "mdns-probe"]),
+    cribCall.tests(.adapters, "CribCallSystemd", ["SystemdUnit"]),
     cribCall.tests(
         .adapters, "QUIC",
         [
