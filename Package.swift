@@ -292,7 +292,8 @@ let beMyEarsTargets: [Target] = [
     beMyEars.service(
         "BeMyEarsServer",
         [
-            "BeMyEarsCore", "BeMyEarsPostgres", "ServiceDiscovery", crypto, nioCore, nioWebSocket, hummingbird,
+            "BeMyEarsCore", "BeMyEarsPostgres", "ServiceDiscovery", crypto, nioCore, nioPosix, nioWebSocket,
+            hummingbird,
             hummingbirdWebSocket, logging, serviceLifecycle,
         ],
         resources: [.copy("Public")]
@@ -305,7 +306,7 @@ let beMyEarsTests: [Target] = [
     beMyEars.tests(.adapters, "BeMyEarsPostgres", ["BeMyEarsCore"]),
     beMyEars.tests(
         .services, "BeMyEarsServer",
-        ["BeMyEarsCore", "BeMyEarsPostgres", "bemyears-server", hummingbirdTesting, logging]
+        ["BeMyEarsCore", "BeMyEarsPostgres", "bemyears-server", hummingbirdTesting, logging, nioCore, nioPosix]
     ),
 ]
 
