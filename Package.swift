@@ -205,7 +205,7 @@ let cribCallTargets: [Target] = [
     cribCall.adapter("CribCallSystemd", ["SystemdUnit"]),
     cribCall.adapter(
         "QUIC",
-        ["CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
+        ["CNGTCP2", "ControlTransport", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
     ),
     cribCall.adapter(
         "Media", ["CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection"]
