@@ -202,9 +202,13 @@ let cribCallTargets: [Target] = [
     // The media side of live streams as the services see it (Media implements it; in-memory twin inside).
     cribCall.adapter("StreamMedia", ["CribCallProtocol"]),
     cribCall.adapter("CribCallStore", [grdb, "DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
+    // PROTOCOL.md §10 over the generic DNS-SD adapter: monitors advertised, browsed and merged.
+    cribCall.adapter("CribCallDiscovery", ["CribCallProtocol", "ServiceDiscovery"]),
+    // `cribcall monitor` / `cribcall listen` as systemd user services, over the generic SystemdUnit.
+    cribCall.adapter("CribCallSystemd", ["SystemdUnit"]),
     cribCall.adapter(
         "QUIC",
-        ["CNGTCP2", "ControlTransport", "CribCallProtocol", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
+        ["CNGTCP2", "ControlTransport", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
     ),
     cribCall.adapter(
         "Media",
@@ -217,25 +221,25 @@ let cribCallTargets: [Target] = [
     cribCall.service(
         "CribCallMonitor",
         [
-            "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallProtocol", "CribCallStore",
-            "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "StreamMedia",
+            "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallDiscovery",
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "StreamMedia",
         ]
     ),
     cribCall.service(
         "CribCallListener",
         [
-            "CanonicalJSON", "ControlTransport", "CribCallProtocol", "CribCallStore", "DesktopNotifications",
-            "DeviceIdentity",
-            "ServiceDiscovery", "StreamMedia",
+            "CanonicalJSON", "ControlTransport", "CribCallDiscovery", "CribCallProtocol", "CribCallStore",
+            "DesktopNotifications", "DeviceIdentity", "ServiceDiscovery", "StreamMedia",
         ]
     ),
 
     cribCall.executable(
         "cribcall",
         [
-            "CanonicalJSON", "CribCallListener", "CribCallMonitor", "CribCallProtocol", "CribCallStore",
-            "DeviceIdentity",
-            "DeviceIdentityStore", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "AudioCapture",
+            "CanonicalJSON", "CribCallDiscovery", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
+            "CribCallStore", "CribCallSystemd", "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC",
+            "ServiceDiscovery",
+            "SoundDetection", "AudioCapture",
             "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", argumentParser,
         ]
     ),
@@ -246,6 +250,8 @@ let cribCallTests: [Target] = [
         .core, "CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", nioCore, crypto]),
     cribCall.tests(.adapters, "ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
     cribCall.tests(.adapters, "CribCallStore", ["DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
+    cribCall.tests(.adapters, "CribCallDiscovery", ["CribCallProtocol", "ServiceDiscovery", "mdns-probe"]),
+    cribCall.tests(.adapters, "CribCallSystemd", ["SystemdUnit"]),
     cribCall.tests(
         .adapters, "QUIC",
         [
@@ -265,15 +271,15 @@ let cribCallTests: [Target] = [
     cribCall.tests(
         .services, "CribCallMonitor",
         [
-            "AudioCapture", "ServiceDiscovery", "StreamMedia", "ControlTransport", "CribCallProtocol", "CribCallStore",
-            "DeviceIdentity", "SoundDetection", nioCore,
+            "AudioCapture", "CribCallDiscovery", "ServiceDiscovery", "StreamMedia", "ControlTransport",
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "SoundDetection", nioCore,
         ]
     ),
     cribCall.tests(
         .services, "CribCallListener",
         [
-            "DesktopNotifications", "StreamMedia", "CribCallMonitor", "ControlTransport", "CribCallProtocol",
-            "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
+            "DesktopNotifications", "StreamMedia", "CribCallMonitor", "ControlTransport", "CribCallDiscovery",
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
         ]
     ),
     cribCall.tests(
@@ -293,7 +299,8 @@ let beMyEarsTargets: [Target] = [
     beMyEars.service(
         "BeMyEarsServer",
         [
-            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "ServiceDiscovery", crypto, nioCore, nioWebSocket,
+            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "ServiceDiscovery", crypto, nioCore, nioPosix,
+            nioWebSocket,
             hummingbird,
             hummingbirdWebSocket, logging, serviceLifecycle,
         ],
@@ -307,7 +314,7 @@ let beMyEarsTests: [Target] = [
     beMyEars.tests(.adapters, "BeMyEarsPostgres", ["BeMyEarsCore"]),
     beMyEars.tests(
         .services, "BeMyEarsServer",
-        ["BeMyEarsCore", "BeMyEarsPostgres", "bemyears-server", hummingbirdTesting, logging]
+        ["BeMyEarsCore", "BeMyEarsPostgres", "bemyears-server", hummingbirdTesting, logging, nioCore, nioPosix]
     ),
 ]
 
@@ -317,7 +324,7 @@ let tools: [Target] = [
     tool("BenchmarkSupport", library: true),
     tool("FuzzHarness", ["CanonicalJSON", "CribCallProtocol", nioCore], library: true),
     tool("fuzz-control-channel", ["FuzzHarness", "CLibFuzzer"]),
-    tool("mdns-probe", ["ServiceDiscovery"]),
+    tool("mdns-probe", ["ServiceDiscovery", "CribCallDiscovery", "CribCallProtocol"]),
     tool(
         "quic-probe",
         ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore"]

@@ -57,6 +57,59 @@ struct LayerRuleTests {
         }
     }
 
+    /// Every product, present or planned (an area of Sources/ other than Platform and Tools counts too).
+    var products: [String] {
+        let areas = tree.modules.map(\.area).filter { $0 != "Platform" && $0 != "Tools" }
+        return Array(Set(["CribCall", "BeMyEars", "Toukan", "Argus", "CribAlert"] + areas)).sorted()
+    }
+
+    @Test("Platform code names no product: no identifier of a Platform module contains a product's name")
+    func platformNamesNoProduct() {
+        #expect(products.contains("CribCall") && products.contains("BeMyEars"))
+        for module in tree.modules where module.isPlatform {
+            for (path, text) in module.files {
+                let lines = SourceTree.code(in: text).split(separator: "\n", omittingEmptySubsequences: false)
+                for (number, line) in lines.enumerated() {
+                    for identifier in SourceTree.identifiers(in: line) {
+                        for product in products where identifier.lowercased().contains(product.lowercased()) {
+                            Issue.record(
+                                """
+                                \(module)/\(path):\(number + 1): `\(identifier)` names \(product). The Platform is shared \
+                                by every product and knows none: keep this module generic and move what is \(product)'s \
+                                into Sources/\(product)/ (e.g. an adapter over this one, as CribCall/Adapters/\
+                                CribCallDiscovery over ServiceDiscovery), or give it a name that fits every product.
+                                """
+                            )
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the code reader skips comments and string text, and keeps interpolated code and line numbers")
+    func codeReader() {
+        let text = ##"""
+            // CribCall in a comment
+            /// BeMyEars in a doc comment
+            /* Toukan /* nested */ Argus
+               still a comment */ #if DEBUG
+            let name = "CribCall \(cribCallName) \"quoted CribAlert\" \\"
+            let raw = #"Argus \(notCode) \#(rawCode) "quoted" "#
+            let block = """
+                Toukan "inside" \(blockCode(of: "BeMyEars"))
+                """
+            #endif
+            """##
+        let code = SourceTree.code(in: text)
+        #expect(code.filter { $0 == "\n" }.count == text.filter { $0 == "\n" }.count)
+        #expect(
+            SourceTree.identifiers(in: code) == [
+                "if", "DEBUG", "let", "name", "cribCallName", "let", "raw", "rawCode", "let", "block", "blockCode",
+                "of", "endif",
+            ])
+    }
+
     @Test("C bindings are only C: no Swift sources in a CBindings folder")
     func cBindings() {
         for module in tree.modules(in: .cBindings) {

@@ -112,4 +112,122 @@ struct SourceTree: Sendable {
         }
         return found
     }
+
+    /// The code of a Swift source: comments and the text of string literals removed (an interpolation's code kept),
+    /// every line where it was, so line numbers still hold. String literals are left as `""`.
+    static func code(in text: String) -> String {
+        var scanner = CodeScanner(text)
+        scanner.scanCode(inInterpolation: false)
+        return String(scanner.output)
+    }
+
+    /// The identifiers in `code` (letters, digits and `_`, not starting with a digit), in order.
+    static func identifiers(in code: some StringProtocol) -> [String] {
+        var found: [String] = []
+        var current = ""
+        for character in code {
+            if character.isLetter || character == "_" || (character.isNumber && !current.isEmpty) {
+                current.append(character)
+            } else {
+                if !current.isEmpty { found.append(current) }
+                current = ""
+            }
+        }
+        if !current.isEmpty { found.append(current) }
+        return found
+    }
+}
+
+/// Walks Swift source text, copying code and dropping comments and string contents (Swift's lexical rules for
+/// `//`, nested `/* */`, `"…"`, `"""…"""`, raw `#"…"#` and `\(…)` interpolation).
+private struct CodeScanner {
+    let text: [Unicode.Scalar]
+    var index = 0
+    var output = String.UnicodeScalarView()
+
+    init(_ text: String) {
+        self.text = Array(text.unicodeScalars)
+    }
+
+    func starts(with prefix: String, at position: Int) -> Bool {
+        let scalars = Array(prefix.unicodeScalars)
+        return position + scalars.count <= text.count && Array(text[position..<position + scalars.count]) == scalars
+    }
+
+    /// Copies code until the end, or (in an interpolation) until its closing parenthesis.
+    mutating func scanCode(inInterpolation: Bool) {
+        var depth = 0
+        while index < text.count {
+            let scalar = text[index]
+            if starts(with: "//", at: index) {
+                while index < text.count, text[index] != "\n" { index += 1 }
+            } else if starts(with: "/*", at: index) {
+                skipBlockComment()
+            } else if scalar == "\"" || (scalar == "#" && opensRawString()) {
+                scanString()
+            } else if scalar == ")" && inInterpolation && depth == 0 {
+                index += 1
+                return
+            } else {
+                if scalar == "(" { depth += 1 }
+                if scalar == ")" { depth -= 1 }
+                output.append(scalar)
+                index += 1
+            }
+        }
+    }
+
+    /// Whether the `#`s at `index` begin a raw string rather than `#if`, `#expect`….
+    func opensRawString() -> Bool {
+        var position = index
+        while position < text.count, text[position] == "#" { position += 1 }
+        return position < text.count && text[position] == "\""
+    }
+
+    /// Skips a `/* */` comment, nested ones included, keeping its line breaks.
+    mutating func skipBlockComment() {
+        var depth = 0
+        while index < text.count {
+            if starts(with: "/*", at: index) {
+                depth += 1
+                index += 2
+            } else if starts(with: "*/", at: index) {
+                depth -= 1
+                index += 2
+                if depth == 0 { return }
+            } else {
+                if text[index] == "\n" { output.append("\n") }
+                index += 1
+            }
+        }
+    }
+
+    /// Skips a string literal starting at `index`, copying its interpolations' code and its line breaks.
+    mutating func scanString() {
+        var hashes = ""
+        while text[index] == "#" {
+            hashes += "#"
+            index += 1
+        }
+        let quotes = starts(with: "\"\"\"", at: index) ? "\"\"\"" : "\""
+        index += quotes.count
+        output.append(contentsOf: "\"".unicodeScalars)
+        let escape = "\\" + hashes
+        while index < text.count {
+            if starts(with: escape, at: index) {
+                index += escape.unicodeScalars.count
+                if index < text.count, text[index] == "(" {
+                    index += 1
+                    scanCode(inInterpolation: true)
+                    continue
+                }
+            } else if starts(with: quotes + hashes, at: index) {
+                index += (quotes + hashes).unicodeScalars.count
+                output.append(contentsOf: "\"".unicodeScalars)
+                return
+            }
+            if index < text.count, text[index] == "\n" { output.append("\n") }
+            index += 1
+        }
+    }
 }

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Independent mDNS/DNS-SD peer for the ServiceDiscovery tests, built on python-zeroconf (pinned in README.md).
+"""Independent mDNS/DNS-SD peer for the discovery tests, built on python-zeroconf (pinned in the Makefile).
 
 It speaks mDNS itself (no Avahi), so tests run it in a network namespace of its own.
 
-  zeroconf_peer.py browse --type _baby-monitor._udp.local. [--type ...] --seconds S
+  zeroconf_peer.py browse --type _bemyears._tcp.local. [--type ...] --seconds S
       one JSON line per add/update/remove, with the resolved TXT and addresses
-  zeroconf_peer.py register --id ID --name NAME --fingerprint FP --port P --address IP
-                            [--type _baby-monitor._udp.local.] [--seconds S]
-      registers (both types by default), prints {"event":"registered"}, then after S seconds (or on SIGTERM)
-      unregisters and prints {"event":"unregistered"}
+  zeroconf_peer.py register --name NAME --type _homeapps-test._udp.local. [--type ...] --port P --address IP
+                            [--txt KEY=VALUE | --txt KEY ...] [--seconds S]
+      registers the instance under each type with the TXT entries in order (a bare KEY is a boolean attribute),
+      prints {"event":"registered"}, then after S seconds (or on SIGTERM) unregisters and prints
+      {"event":"unregistered"}
 """
 
 from __future__ import annotations
@@ -23,9 +24,6 @@ import threading
 import time
 
 from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
-
-TYPES = ["_baby-monitor._udp.local.", "_baby-monitor._tcp.local."]
-
 
 def emit(**fields: object) -> None:
     print(json.dumps(fields, sort_keys=True), flush=True)
@@ -68,6 +66,10 @@ def browse(args: argparse.Namespace) -> None:
 def register(args: argparse.Namespace) -> None:
     zc = Zeroconf(ip_version=IPVersion.V4Only)
     server = args.name.lower().replace(" ", "-") + "-zc.local."
+    properties: dict[str, str | None] = {}
+    for entry in args.txt:
+        key, equals, value = entry.partition("=")
+        properties[key] = value if equals else None
     infos = [
         ServiceInfo(
             service_type,
@@ -75,15 +77,9 @@ def register(args: argparse.Namespace) -> None:
             addresses=[socket.inet_aton(args.address)],
             port=args.port,
             server=server,
-            properties={
-                "monitorId": args.id,
-                "monitorName": args.name,
-                "monitorCertFingerprint": args.fingerprint,
-                "version": "1",
-                "servicePort": str(args.port),
-            },
+            properties=properties,
         )
-        for service_type in (args.type or TYPES)
+        for service_type in args.type
     ]
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -108,12 +104,11 @@ def main() -> None:
     b.add_argument("--type", action="append", required=True)
     b.add_argument("--seconds", type=float, default=10)
     r = sub.add_parser("register")
-    r.add_argument("--id", required=True)
     r.add_argument("--name", required=True)
-    r.add_argument("--fingerprint", required=True)
     r.add_argument("--port", type=int, required=True)
     r.add_argument("--address", required=True)
-    r.add_argument("--type", action="append")
+    r.add_argument("--type", action="append", required=True)
+    r.add_argument("--txt", action="append", default=[])
     r.add_argument("--seconds", type=float, default=3600)
     args = parser.parse_args()
     browse(args) if args.command == "browse" else register(args)

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -227,6 +228,24 @@ public final class MDNSNetwork: Sendable {
     /// Starts `mdns-probe` in `namespace`, talking to that namespace's bus.
     public func probe(_ namespace: String, _ arguments: [String]) throws -> BackgroundProcess {
         try start(namespace, try Subprocess.builtProduct("mdns-probe"), arguments)
+    }
+
+    /// Runs `mdns-probe` in `namespace` where no mDNS daemon runs, and checks that it fails as it should: exit status 1
+    /// and one `daemonNotRunning` error line that says how to start Avahi, without Avahi's compat warning.
+    ///
+    /// - Returns: The error's message, for what a test checks beyond that.
+    public func expectDaemonNotRunning(_ namespace: String, _ arguments: [String]) async throws -> String {
+        let probe = try probe(namespace, arguments)
+        defer { Task { await probe.stop() } }
+        let what = "mdns-probe \(arguments.joined(separator: " ")):"
+        #expect(await probe.waitForExit(timeout: .seconds(30)) == 1, "\(what) \(probe.output) \(probe.errorOutput)")
+        let error = try #require(probe.output.first.flatMap(jsonObject), "\(what) \(probe.errorOutput)")
+        #expect(error["event"] as? String == "error", "\(what) \(error)")
+        #expect(error["code"] as? String == "daemonNotRunning", "\(what) \(error)")
+        let message = try #require(error["message"] as? String, "\(what) \(error)")
+        #expect(message.contains("systemctl start avahi-daemon"), "\(what) \(message)")
+        #expect(!probe.errorOutput.contains("Bonjour compatibility layer"), "\(what) AVAHI_COMPAT_NOWARN was not set")
+        return message
     }
 
     /// Starts the python-zeroconf peer in `namespace` (it speaks mDNS itself: no avahi needed there).

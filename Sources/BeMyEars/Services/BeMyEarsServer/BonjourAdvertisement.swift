@@ -21,13 +21,11 @@ struct BonjourAdvertisement: Service {
             try? await gracefulShutdown()
             return
         }
-        let registration: DNSSDServiceRegistration
+        let registration: any AdvertisementHandle
         do {
-            registration = try await DNSSDServiceRegistration.register(
-                name: instanceName,
-                type: Self.serviceType,
-                port: port,
-                txt: [("path", "/ws"), ("version", "1")]
+            registration = try await DNSSDServiceDiscovery().advertise(
+                ServiceAdvertisement(
+                    name: instanceName, types: [Self.serviceType], port: port, txt: ["path": "/ws", "version": "1"])
             )
         } catch {
             let reason =

@@ -1,5 +1,7 @@
 import Foundation
 public import Logging
+import NIOCore
+import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
@@ -49,7 +51,7 @@ public final class LocalTURNServer: Sendable {
     public static func start(
         listeningHost: String = "127.0.0.1",
         advertisedHost: String? = nil,
-        port: Int? = nil,
+        port requested: Int? = nil,
         executable: String = "/usr/bin/turnserver",
         logger: Logger? = nil
     ) async throws -> LocalTURNServer {
@@ -61,7 +63,12 @@ public final class LocalTURNServer: Sendable {
         let listenAll = listeningHost == "0.0.0.0" || listeningHost == "::"
         let isLoopback = listeningHost == "127.0.0.1" || listeningHost == "localhost" || listeningHost == "::1"
         let bindHost = listeningHost == "localhost" ? "127.0.0.1" : listeningHost
-        let port = try port ?? Self.freePort(preferring: 3478, host: listenAll ? "0.0.0.0" : bindHost)
+        let port: Int
+        if let requested {
+            port = requested
+        } else {
+            port = try await Self.freePort(preferring: 3478, host: listenAll ? "0.0.0.0" : bindHost)
+        }
         let secret = Self.randomSecret()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("bemyears-turn-\(UUID().uuidString.prefix(8))", isDirectory: true)
@@ -129,7 +136,7 @@ public final class LocalTURNServer: Sendable {
                         + log.split(separator: "\n").suffix(3).joined(separator: " | ")
                 )
             }
-            if Self.acceptsTCP(host: probeHost, port: port) {
+            if await Self.acceptsTCP(host: probeHost, port: port) {
                 logger?.info("event=turn_started port=\(port)")
                 return server
             }
@@ -157,67 +164,56 @@ public final class LocalTURNServer: Sendable {
     }
 
     /// `preferred` if both its TCP and UDP ports are free on `host`, else a port the kernel picks.
-    static func freePort(preferring preferred: Int, host: String) throws -> Int {
-        if bind(port: preferred, host: host, tcp: true) != nil, bind(port: preferred, host: host, tcp: false) != nil {
+    static func freePort(preferring preferred: Int, host: String) async throws -> Int {
+        if await bind(port: preferred, host: host, tcp: true) != nil,
+            await bind(port: preferred, host: host, tcp: false) != nil
+        {
             return preferred
         }
         for _ in 0..<20 {
-            if let port = bind(port: 0, host: host, tcp: true), bind(port: port, host: host, tcp: false) != nil {
+            if let port = await bind(port: 0, host: host, tcp: true),
+                await bind(port: port, host: host, tcp: false) != nil
+            {
                 return port
             }
         }
         throw ServerStartupError("no free port for coturn on \(host)")
     }
 
-    /// Binds a socket to `host:port` and releases it; returns the bound port, or nil when it is taken.
-    private static func bind(port: Int, host: String, tcp: Bool) -> Int? {
-        let fd = socket(AF_INET, tcp ? streamSocket : datagramSocket, 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                systemBind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    /// Binds a TCP or UDP socket to `host:port` (an IP address) and releases it; returns the bound port, or nil when
+    /// it is taken.
+    private static func bind(port: Int, host: String, tcp: Bool) async -> Int? {
+        guard let address = try? SocketAddress(ipAddress: host, port: port) else { return nil }
+        let group = MultiThreadedEventLoopGroup.singleton
+        let channel: any Channel
+        do {
+            if tcp {
+                channel = try await ServerBootstrap(group: group).bind(to: address).get()
+            } else {
+                channel = try await DatagramBootstrap(group: group).bind(to: address).get()
             }
+        } catch {
+            return nil
         }
-        guard bound == 0 else { return nil }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { return nil }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let bound = channel.localAddress?.port
+        try? await channel.close().get()
+        return bound
     }
 
-    /// Whether a TCP connection to `host:port` succeeds.
-    private static func acceptsTCP(host: String, port: Int) -> Bool {
-        let fd = socket(AF_INET, streamSocket, 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return false }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
+    /// Whether a TCP connection to `host:port` (an IP address) succeeds.
+    private static func acceptsTCP(host: String, port: Int) async -> Bool {
+        guard let address = try? SocketAddress(ipAddress: host, port: port) else { return false }
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(2))
+                .connect(to: address).get()
+            try? await channel.close().get()
+            return true
+        } catch {
+            return false
         }
     }
 }
-
-#if canImport(Glibc)
-    private let streamSocket = Int32(SOCK_STREAM.rawValue)
-    private let datagramSocket = Int32(SOCK_DGRAM.rawValue)
-    private let systemBind = Glibc.bind
-#else
-    private let streamSocket = SOCK_STREAM
-    private let datagramSocket = SOCK_DGRAM
-    private let systemBind = Darwin.bind
-#endif
 
 /// The coturn process.
 private final class ProcessBox: @unchecked Sendable {

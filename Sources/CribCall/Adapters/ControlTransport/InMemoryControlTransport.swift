@@ -1,7 +1,6 @@
 // The in-memory twin of the QUIC adapter. Its types live in one file, against the one-type-per-file rule, because
 // they only make sense together and the twin is meant to be read in one sitting next to ControlConnection.swift.
 
-import CribCallProtocol
 public import DeviceIdentity
 import NIOCore
 import Synchronization
@@ -59,9 +58,7 @@ public final class InMemoryControlConnection: ControlConnection {
     /// - Throws: `ControlTransportError.closed` once the connection is closed; `ControlProtocolError`
     ///   (`.internalError`) for an empty or oversize payload.
     public func send(_ payload: [UInt8]) async throws {
-        var frame = ByteBuffer()
-        try ControlFrame.encode(payload: payload, into: &frame)
-        try link.deliver(frame, from: side)
+        try link.deliver(ByteBuffer(bytes: try OutboundFrame.bytes(carrying: payload)), from: side)
     }
 
     /// Hands raw bytes to the peer's stream as they are, for tests that need malformed frames.

@@ -1,6 +1,5 @@
 import CNGTCP2
 import ControlTransport
-import CribCallProtocol
 import Crypto
 import DeviceIdentity
 import NIOCore

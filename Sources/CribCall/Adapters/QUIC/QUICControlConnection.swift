@@ -1,5 +1,4 @@
 import ControlTransport
-import CribCallProtocol
 import NIOCore
 
 /// The public, `Sendable` face of a QUIC connection: every operation hops to the connection's event loop.
@@ -20,10 +19,7 @@ final class QUICControlConnection: ControlConnection {
     }
 
     func send(_ payload: [UInt8]) async throws {
-        guard (1...ControlFrame.maxPayloadLength).contains(payload.count) else {
-            throw ControlProtocolError(.internalError, "a frame carries 1 to \(ControlFrame.maxPayloadLength) bytes")
-        }
-        let frame = withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Array($0) } + payload
+        let frame = try OutboundFrame.bytes(carrying: payload)
         let core = self.core
         try await core.eventLoop.flatSubmit { core.value.enqueue(frame: frame) }.get()
     }

@@ -1,10 +1,11 @@
 import ArgumentParser
+import CribCallSystemd
 import Foundation
 import SystemdUnit
 
 /// `cribcall install-service monitor|listener`: writes a systemd user unit that runs `cribcall monitor` or
-/// `cribcall listen` in the background and restarts it when it fails. Argument parsing only; the unit text, the
-/// quoting and the file writing are in the SystemdUnit module.
+/// `cribcall listen` in the background and restarts it when it fails. Argument parsing only; the two units are in
+/// the CribCallSystemd module, the unit text, the quoting and the file writing in the SystemdUnit module.
 struct InstallServiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "install-service",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioCapture
 import CanonicalJSON
+import CribCallDiscovery
 import CribCallMonitor
 import CribCallStore
 import DeviceIdentity
@@ -145,7 +146,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 await listener.shutdown()
             }
         }
-        var advertisement: (any AdvertisementHandle)?
+        var advertisement: MonitorAdvertisementHandle?
         if !noDiscovery {
             do {
                 advertisement = try await service.advertise(using: DNSSDServiceDiscovery())

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CribCallListener
+import CribCallProtocol
 import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CanonicalJSON
 import CribCallListener
+import CribCallProtocol
 import CribCallStore
 import DeviceIdentityStore
 import Foundation

@@ -1,5 +1,6 @@
 public import ControlTransport
-import CribCallProtocol
+import CribCallDiscovery
+public import CribCallProtocol
 public import CribCallStore
 public import DeviceIdentity
 import Foundation
@@ -208,7 +209,7 @@ public actor ListenerService {
     /// counts as paired only if both its id and its advertised fingerprint match a stored pairing.
     public func scan(using browser: any ServiceBrowser, for duration: Duration) async throws -> [ScannedMonitor] {
         let paired = Set((try database.trustedMonitors()).map { "\($0.monitorId)|\($0.fingerprint.hex)" })
-        let events = browser.browse()
+        let events = browser.browseMonitors()
         let collector = Task {
             var found: [String: DiscoveredMonitor] = [:]
             for try await event in events {
@@ -239,7 +240,7 @@ public actor ListenerService {
         using browser: any ServiceBrowser,
         timeout: Duration = .seconds(5)
     ) async throws -> DiscoveredMonitor? {
-        let events = browser.browse()
+        let events = browser.browseMonitors()
         let search = Task { () -> DiscoveredMonitor? in
             for try await event in events {
                 guard case .found(let monitor) = event else { continue }

@@ -1,5 +1,6 @@
 public import ControlTransport
 import CribCallControl
+public import CribCallDiscovery
 public import CribCallProtocol
 public import CribCallStore
 public import DeviceIdentity
@@ -31,7 +32,7 @@ public actor MonitorService {
     private var nextConnection: UInt64 = 1
     private var pinExpiry: Task<Void, Never>?
     var settings: MonitorSettings
-    private var advertisement: (any AdvertisementHandle)?
+    private var advertisement: MonitorAdvertisementHandle?
 
     // Live streams (MonitorService+Streams.swift).
     let mediaEngine: (any MediaEngine)?
@@ -289,7 +290,7 @@ public actor MonitorService {
     /// version and port). Discovery is only a convenience: listeners trust the pinned fingerprint, never the TXT.
     /// - Throws: `ServiceDiscoveryError` (e.g. no Avahi daemon) — the monitor works on without advertising.
     /// The advertisement follows renames (`cribcall settings set name=…`) while the monitor runs.
-    public func advertise(using advertiser: any ServiceAdvertiser) async throws -> any AdvertisementHandle {
+    public func advertise(using advertiser: any ServiceAdvertiser) async throws -> MonitorAdvertisementHandle {
         let handle = try await advertiser.advertise(advertisement(named: settings.monitorName))
         advertisement = handle
         return handle

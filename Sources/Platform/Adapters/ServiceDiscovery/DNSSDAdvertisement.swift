@@ -1,13 +1,13 @@
 import CDNSSD
 import Dispatch
 
-/// A monitor registered under both service types through dns_sd.
+/// An advertisement registered under each of its service types through dns_sd.
 final class DNSSDAdvertisement: AdvertisementHandle, @unchecked Sendable {
     // Safe: `registrations`, `current` and `pending` are only read and written on `queue` (the public methods hop
     // onto it); `queue` is immutable.
     private let queue: DispatchQueue
     private var registrations: [DNSServiceOperation] = []
-    private var current: MonitorAdvertisement?
+    private var current: ServiceAdvertisement?
     /// Registrations still waiting for their first callback, and who waits for them.
     private var pending: (remaining: Int, continuation: CheckedContinuation<ServiceDiscoveryError?, Never>)?
 
@@ -15,21 +15,9 @@ final class DNSSDAdvertisement: AdvertisementHandle, @unchecked Sendable {
         self.queue = queue
     }
 
-    /// Registers both service types and waits until the daemon confirms (or refuses) them.
-    func register(_ advertisement: MonitorAdvertisement) async throws(ServiceDiscoveryError) {
-        guard (1...65_535).contains(advertisement.port) else {
-            throw ServiceDiscoveryError(
-                code: .invalidAdvertisement,
-                message: "port \(advertisement.port) is not a valid port: use 1...65535"
-            )
-        }
-        guard advertisement.monitorName.utf8.count <= 63, !advertisement.monitorName.isEmpty else {
-            throw ServiceDiscoveryError(
-                code: .invalidAdvertisement,
-                message: "the monitor name must be 1 to 63 bytes to be a DNS-SD instance name: shorten it"
-            )
-        }
-        let txt = try MonitorTXTRecord(advertisement).encoded()
+    /// Registers every type and waits until the daemon confirms (or refuses) them.
+    func register(_ advertisement: ServiceAdvertisement) async throws(ServiceDiscoveryError) {
+        let txt = try advertisement.validatedTXT()
         let error: ServiceDiscoveryError? = await withCheckedContinuation { continuation in
             queue.async { self.startRegistrations(advertisement, txt: txt, continuation) }
         }
@@ -40,20 +28,20 @@ final class DNSSDAdvertisement: AdvertisementHandle, @unchecked Sendable {
     }
 
     private func startRegistrations(
-        _ advertisement: MonitorAdvertisement,
+        _ advertisement: ServiceAdvertisement,
         txt: [UInt8],
         _ continuation: CheckedContinuation<ServiceDiscoveryError?, Never>
     ) {
         for operation in registrations { operation.cancel() }
         registrations = []
         current = advertisement
-        pending = (DNSSDServiceDiscovery.serviceTypes.count, continuation)
-        for serviceType in DNSSDServiceDiscovery.serviceTypes {
+        pending = (advertisement.types.count, continuation)
+        for serviceType in advertisement.types {
             let context = DNSSDCallbackContext { [weak self] reply in self?.handle(reply) }
             let result = DNSServiceOperation.start(on: queue, context: context) { ref, context in
                 txt.withUnsafeBytes { buffer in
                     DNSServiceRegister(
-                        ref, 0, 0, advertisement.monitorName, serviceType, DNSSDServiceDiscovery.domain, nil,
+                        ref, 0, 0, advertisement.name, serviceType, DNSSDServiceDiscovery.domain, nil,
                         UInt16(advertisement.port).bigEndian, UInt16(buffer.count), buffer.baseAddress,
                         DNSSDCallbacks.register, context
                     )
@@ -67,9 +55,8 @@ final class DNSSDAdvertisement: AdvertisementHandle, @unchecked Sendable {
                 return
             }
         }
-        queue.asyncAfter(deadline: .now() + .seconds(Int(DNSSDServiceDiscovery.registrationTimeout.components.seconds)))
-        {
-            [weak self] in
+        let timeout = Int(DNSSDServiceDiscovery.registrationTimeout.components.seconds)
+        queue.asyncAfter(deadline: .now() + .seconds(timeout)) { [weak self] in
             self?.finishPending(
                 ServiceDiscoveryError(
                     code: .registrationFailed,
@@ -103,12 +90,12 @@ final class DNSSDAdvertisement: AdvertisementHandle, @unchecked Sendable {
         pending.continuation.resume(returning: error)
     }
 
-    func update(_ advertisement: MonitorAdvertisement) async throws(ServiceDiscoveryError) {
-        let txt = try MonitorTXTRecord(advertisement).encoded()
+    func update(_ advertisement: ServiceAdvertisement) async throws(ServiceDiscoveryError) {
+        let txt = try advertisement.validatedTXT()
         let needsRegistration: Bool = await withCheckedContinuation { continuation in
             queue.async {
-                guard let current = self.current, current.monitorName == advertisement.monitorName,
-                    current.port == advertisement.port
+                guard let current = self.current, current.name == advertisement.name,
+                    current.types == advertisement.types, current.port == advertisement.port
                 else {
                     continuation.resume(returning: true)
                     return
@@ -124,7 +111,7 @@ final class DNSSDAdvertisement: AdvertisementHandle, @unchecked Sendable {
             }
         }
         if needsRegistration {
-            // A new instance name (or port) needs a new SRV/PTR: withdraw and register again.
+            // A new instance name (or port, or types) needs new SRV/PTR records: withdraw and register again.
             try await register(advertisement)
         }
     }

@@ -1,29 +1,29 @@
 import CDNSSD
 import Dispatch
 
-/// One ``DNSSDServiceDiscovery/browse()``: browses both service types, then for each instance resolves it
-/// (SRV + TXT), follows its TXT record and queries its host's A/AAAA records (Avahi's compat layer has no
-/// `DNSServiceGetAddrInfo`), and feeds everything to a ``DiscoveryMerger``.
+/// One ``DNSSDServiceDiscovery/browse(_:)``: browses every type, then for each instance resolves it (SRV + TXT),
+/// follows its TXT record and queries its host's A/AAAA records (Avahi's compat layer has no
+/// `DNSServiceGetAddrInfo`), and yields the resolved instances after each change.
 final class DNSSDBrowseSession: @unchecked Sendable {
     // Safe: every stored var is only read and written on `queue` (all entry points run there: `start` and `stop`
-    // are dispatched onto it, callbacks are delivered on it); `queue` and `continuation` are immutable and the
-    // continuation is thread-safe.
+    // are dispatched onto it, callbacks are delivered on it); `queue`, `types` and `continuation` are immutable and
+    // the continuation is thread-safe.
     private let queue: DispatchQueue
-    private let continuation: AsyncThrowingStream<DiscoveryEvent, any Error>.Continuation
+    private let types: [String]
+    private let continuation: AsyncThrowingStream<[ServiceInstance], any Error>.Continuation
     private var browses: [DNSServiceOperation] = []
-    private var lookups: [DiscoveryMerger.InstanceKey: InstanceLookup] = [:]
-    private var merger = DiscoveryMerger()
+    private var lookups: [ServiceInstance.ID: InstanceLookup] = [:]
+    /// What was yielded last: only a change is yielded again.
+    private var published: [ServiceInstance] = []
     private var stopped = false
-    /// Monitors whose last instance went away, reported as lost unless they come back within `lostGrace` (a
-    /// rename withdraws the old instance name before the new one is probed and announced).
-    private var pendingLost: [String: DispatchWorkItem] = [:]
-    private let lostGrace: Duration
 
-    /// The dns_sd operations following one service instance.
+    /// The dns_sd operations following one service instance, and what they learnt.
     private final class InstanceLookup {
         var resolve: DNSServiceOperation?
         var txt: DNSServiceOperation?
         var addresses: [DNSServiceOperation] = []
+        /// The SRV port, once resolved.
+        var port: Int?
         /// TXT records currently announced, oldest first (a change may announce the new one before the old
         /// one's goodbye).
         var liveTXT: [[UInt8]] = []
@@ -41,18 +41,18 @@ final class DNSSDBrowseSession: @unchecked Sendable {
 
     init(
         queue: DispatchQueue,
-        lostGrace: Duration,
-        continuation: AsyncThrowingStream<DiscoveryEvent, any Error>.Continuation
+        types: [String],
+        continuation: AsyncThrowingStream<[ServiceInstance], any Error>.Continuation
     ) {
         self.queue = queue
-        self.lostGrace = lostGrace
+        self.types = types
         self.continuation = continuation
     }
 
     func start() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !stopped else { return }
-        for serviceType in DNSSDServiceDiscovery.serviceTypes {
+        for serviceType in types {
             let context = DNSSDCallbackContext { [weak self] reply in self?.handleBrowse(reply, serviceType) }
             let result = DNSServiceOperation.start(on: queue, context: context) { ref, context in
                 DNSServiceBrowse(ref, 0, 0, serviceType, DNSSDServiceDiscovery.domain, DNSSDCallbacks.browse, context)
@@ -75,8 +75,6 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         browses = []
         for lookup in lookups.values { lookup.cancel() }
         lookups = [:]
-        for item in pendingLost.values { item.cancel() }
-        pendingLost = [:]
     }
 
     private func fail(_ error: ServiceDiscoveryError) {
@@ -84,25 +82,16 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         continuation.finish(throwing: error)
     }
 
-    private func emit(_ events: [DiscoveryEvent]) {
-        for event in events {
-            switch event {
-            case .lost(let monitorId):
-                let item = DispatchWorkItem { [weak self] in
-                    guard let self, self.pendingLost.removeValue(forKey: monitorId) != nil else { return }
-                    self.continuation.yield(event)
-                }
-                pendingLost[monitorId] = item
-                let milliseconds = Int(
-                    lostGrace.components.seconds * 1000 + lostGrace.components.attoseconds / 1_000_000_000_000_000)
-                queue.asyncAfter(deadline: .now() + .milliseconds(milliseconds), execute: item)
-            case .found(let monitor) where pendingLost[monitor.monitorId] != nil:
-                pendingLost.removeValue(forKey: monitor.monitorId)?.cancel()
-                continuation.yield(.updated(monitor))
-            default:
-                continuation.yield(event)
-            }
-        }
+    /// Yields the resolved instances if they changed since the last time.
+    private func publish() {
+        let instances = lookups.compactMap { id, lookup -> ServiceInstance? in
+            guard let port = lookup.port else { return nil }
+            let txt = lookup.liveTXT.last.flatMap { TXTRecord(parsing: $0) } ?? TXTRecord()
+            return ServiceInstance(id: id, port: port, txt: txt, addresses: lookup.liveAddresses.sorted())
+        }.sorted { $0.id < $1.id }
+        guard instances != published else { return }
+        published = instances
+        continuation.yield(instances)
     }
 
     private func handleBrowse(_ reply: DNSSDReply, _ serviceType: String) {
@@ -110,15 +99,15 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         switch reply {
         case .browsed(let added, let interfaceIndex, let error, let name, _, let domain)
         where error == cdnssd_no_error():
-            let key = DiscoveryMerger.InstanceKey(serviceType: serviceType, name: name, interfaceIndex: interfaceIndex)
+            let id = ServiceInstance.ID(type: serviceType, name: name, interfaceIndex: interfaceIndex)
             if added {
-                guard lookups[key] == nil else { return }
+                guard lookups[id] == nil else { return }
                 let lookup = InstanceLookup()
-                lookups[key] = lookup
-                startResolve(key, lookup, domain: domain)
+                lookups[id] = lookup
+                startResolve(id, lookup, domain: domain)
             } else {
-                lookups.removeValue(forKey: key)?.cancel()
-                emit(merger.remove(key))
+                lookups.removeValue(forKey: id)?.cancel()
+                publish()
             }
         case .browsed(_, _, let error, _, _, _):
             fail(DNSSDCallError(code: error).publicError(.browseFailed, "browse \(serviceType)"))
@@ -129,21 +118,19 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         }
     }
 
-    private func startResolve(_ key: DiscoveryMerger.InstanceKey, _ lookup: InstanceLookup, domain: String) {
+    private func startResolve(_ id: ServiceInstance.ID, _ lookup: InstanceLookup, domain: String) {
         let context = DNSSDCallbackContext { [weak self, weak lookup] reply in
             guard let self, let lookup, !self.stopped else { return }
-            self.handleResolve(reply, key, lookup)
+            self.handleResolve(reply, lookup)
         }
         let result = DNSServiceOperation.start(on: queue, context: context) { ref, context in
-            DNSServiceResolve(
-                ref, 0, key.interfaceIndex, key.name, key.serviceType, domain, DNSSDCallbacks.resolve, context
-            )
+            DNSServiceResolve(ref, 0, id.interfaceIndex, id.name, id.type, domain, DNSSDCallbacks.resolve, context)
         }
         // A single instance that cannot be resolved is skipped; the browse goes on.
         lookup.resolve = try? result.get()
     }
 
-    private func handleResolve(_ reply: DNSSDReply, _ key: DiscoveryMerger.InstanceKey, _ lookup: InstanceLookup) {
+    private func handleResolve(_ reply: DNSSDReply, _ lookup: InstanceLookup) {
         guard case .resolved(let interfaceIndex, let error, let fullName, let host, let port, let txt) = reply,
             error == cdnssd_no_error()
         else { return }
@@ -151,14 +138,11 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         lookup.resolve?.cancel()
         lookup.resolve = nil
         if lookup.liveTXT.isEmpty { lookup.liveTXT = [txt] }
-        emit(
-            merger.update(key) { instance in
-                instance.port = Int(port)
-                instance.record = MonitorTXTRecord(parsing: txt)
-            })
-        lookup.txt = startQuery(fullName, AddressRecord.typeTXT, interfaceIndex, key, lookup)
+        lookup.port = Int(port)
+        publish()
+        lookup.txt = startQuery(fullName, AddressRecord.typeTXT, interfaceIndex, lookup)
         lookup.addresses = [AddressRecord.typeA, AddressRecord.typeAAAA].compactMap { type in
-            startQuery(host, type, interfaceIndex, key, lookup)
+            startQuery(host, type, interfaceIndex, lookup)
         }
     }
 
@@ -166,12 +150,11 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         _ name: String,
         _ type: UInt16,
         _ interfaceIndex: UInt32,
-        _ key: DiscoveryMerger.InstanceKey,
         _ lookup: InstanceLookup
     ) -> DNSServiceOperation? {
         let context = DNSSDCallbackContext { [weak self, weak lookup] reply in
             guard let self, let lookup, !self.stopped else { return }
-            self.handleRecord(reply, key, lookup)
+            self.handleRecord(reply, lookup)
         }
         let result = DNSServiceOperation.start(on: queue, context: context) { ref, context in
             let classIN: UInt16 = 1
@@ -181,7 +164,7 @@ final class DNSSDBrowseSession: @unchecked Sendable {
         return try? result.get()
     }
 
-    private func handleRecord(_ reply: DNSSDReply, _ key: DiscoveryMerger.InstanceKey, _ lookup: InstanceLookup) {
+    private func handleRecord(_ reply: DNSSDReply, _ lookup: InstanceLookup) {
         guard case .record(let added, let interfaceIndex, let error, _, let type, let data) = reply,
             error == cdnssd_no_error()
         else { return }
@@ -189,16 +172,13 @@ final class DNSSDBrowseSession: @unchecked Sendable {
             if added {
                 lookup.liveTXT.removeAll { $0 == data }
                 lookup.liveTXT.append(data)
-            } else {
+            } else if lookup.liveTXT.count > 1 {
                 // Keep the last one known: the instance itself goes away through the browse.
-                if lookup.liveTXT.count > 1 { lookup.liveTXT.removeAll { $0 == data } }
+                lookup.liveTXT.removeAll { $0 == data }
             }
-            guard let txt = lookup.liveTXT.last else { return }
-            emit(merger.update(key) { $0.record = MonitorTXTRecord(parsing: txt) })
         } else if let literal = AddressRecord.literal(data, interfaceIndex: interfaceIndex) {
             if added { lookup.liveAddresses.insert(literal) } else { lookup.liveAddresses.remove(literal) }
-            let addresses = lookup.liveAddresses
-            emit(merger.update(key) { $0.addresses = addresses })
         }
+        publish()
     }
 }

@@ -8,9 +8,6 @@ import Synchronization
 /// Every dns_sd call and callback runs on one private serial dispatch queue per instance; see
 /// ``DNSServiceOperation`` for how refs are serviced and freed.
 public final class DNSSDServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
-    /// The service types a monitor registers and a listener browses (PROTOCOL.md §10).
-    public static let serviceTypes = ["_baby-monitor._udp", "_baby-monitor._tcp"]
-
     /// The DNS-SD domain. Avahi's compat layer needs it spelled out.
     static let domain = "local."
 
@@ -18,27 +15,21 @@ public final class DNSSDServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
     static let registrationTimeout: Duration = .seconds(20)
 
     let queue = DispatchQueue(label: "ServiceDiscovery.DNSSD")
-    private let lostGracePeriod: Duration
 
     /// Creates the adapter. Nothing talks to the daemon until the first advertise or browse.
-    ///
-    /// - Parameter lostGracePeriod: How long a browser waits before reporting a vanished monitor as lost; a
-    ///   monitor that reappears within it (e.g. renamed: new instance name) is reported as updated instead.
-    public init(lostGracePeriod: Duration = .seconds(3)) {
-        self.lostGracePeriod = lostGracePeriod
-    }
+    public init() {}
 
     public func advertise(
-        _ advertisement: MonitorAdvertisement
+        _ advertisement: ServiceAdvertisement
     ) async throws(ServiceDiscoveryError) -> any AdvertisementHandle {
         let handle = DNSSDAdvertisement(queue: queue)
         try await handle.register(advertisement)
         return handle
     }
 
-    public func browse() -> AsyncThrowingStream<DiscoveryEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<DiscoveryEvent, any Error>.makeStream()
-        let session = DNSSDBrowseSession(queue: queue, lostGrace: lostGracePeriod, continuation: continuation)
+    public func browse(_ types: [String]) -> AsyncThrowingStream<[ServiceInstance], any Error> {
+        let (stream, continuation) = AsyncThrowingStream<[ServiceInstance], any Error>.makeStream()
+        let session = DNSSDBrowseSession(queue: queue, types: types, continuation: continuation)
         continuation.onTermination = { [queue] _ in
             queue.async { session.stop() }
         }

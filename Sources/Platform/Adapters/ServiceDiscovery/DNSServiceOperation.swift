@@ -129,7 +129,7 @@ struct DNSSDCallError: Error, Sendable, Hashable {
             return ServiceDiscoveryError(
                 code: .nameConflict,
                 message:
-                    "another service on the network already uses this name (\(action)): choose another monitor name"
+                    "another service on the network already uses this name (\(action)): choose another name"
             )
         default:
             return ServiceDiscoveryError(

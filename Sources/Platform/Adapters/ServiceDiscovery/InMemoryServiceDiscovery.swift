@@ -1,13 +1,20 @@
 import Synchronization
 
-/// An in-memory twin of ``DNSSDServiceDiscovery`` for service tests: advertisements made through an instance
-/// are visible to browsers of the same instance, under both service types, at `hosts`.
+/// An in-memory twin of ``DNSSDServiceDiscovery`` for service tests: advertisements made through an instance are
+/// visible to browsers of the same instance, at `hosts`, on interface 0. Like a browser of the real network, each
+/// browser sees the instances of the types it browses, once at the start and then after every change; a change
+/// made by one call (an update that renames, a cancel) reaches it as one step.
 public final class InMemoryServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
+    private struct Browser {
+        let types: Set<String>
+        let continuation: AsyncThrowingStream<[ServiceInstance], any Error>.Continuation
+        var published: [ServiceInstance] = []
+    }
+
     private struct State {
         var nextId = 0
-        var advertisements: [Int: MonitorAdvertisement] = [:]
-        var browsers: [Int: AsyncThrowingStream<DiscoveryEvent, any Error>.Continuation] = [:]
-        var merger = DiscoveryMerger()
+        var advertisements: [Int: ServiceAdvertisement] = [:]
+        var browsers: [Int: Browser] = [:]
     }
 
     private let hosts: [String]
@@ -15,15 +22,15 @@ public final class InMemoryServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
 
     /// Creates an empty network.
     ///
-    /// - Parameter hosts: The addresses every advertised monitor appears at.
+    /// - Parameter hosts: The addresses every advertised service appears at.
     public init(hosts: [String] = ["127.0.0.1"]) {
         self.hosts = hosts
     }
 
     public func advertise(
-        _ advertisement: MonitorAdvertisement
+        _ advertisement: ServiceAdvertisement
     ) async throws(ServiceDiscoveryError) -> any AdvertisementHandle {
-        _ = try MonitorTXTRecord(advertisement).encoded()
+        _ = try advertisement.validatedTXT()
         let id = state.withLock { state in
             state.nextId += 1
             return state.nextId
@@ -32,16 +39,13 @@ public final class InMemoryServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
         return Handle(network: self, id: id)
     }
 
-    public func browse() -> AsyncThrowingStream<DiscoveryEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<DiscoveryEvent, any Error>.makeStream()
+    public func browse(_ types: [String]) -> AsyncThrowingStream<[ServiceInstance], any Error> {
+        let (stream, continuation) = AsyncThrowingStream<[ServiceInstance], any Error>.makeStream()
         let id = state.withLock { state in
             state.nextId += 1
-            state.browsers[state.nextId] = continuation
-            // Replay what is already advertised as `found` events, like a fresh mDNS browse does.
-            var replay = DiscoveryMerger()
-            for (key, instance) in Self.instances(state.advertisements, hosts: hosts) {
-                for event in replay.update(key, { $0 = instance }) { continuation.yield(event) }
-            }
+            state.browsers[state.nextId] = Browser(types: Set(types), continuation: continuation)
+            // What is already advertised, like a fresh mDNS browse finds it.
+            publish(&state)
             return state.nextId
         }
         continuation.onTermination = { [weak self] _ in
@@ -51,68 +55,28 @@ public final class InMemoryServiceDiscovery: ServiceAdvertiser, ServiceBrowser {
     }
 
     /// Publishes (or, with nil, withdraws) advertisement `id` and tells every browser what changed.
-    fileprivate func set(_ id: Int, _ advertisement: MonitorAdvertisement?) {
+    fileprivate func set(_ id: Int, _ advertisement: ServiceAdvertisement?) {
         state.withLock { state in
-            let old = state.advertisements[id]
             state.advertisements[id] = advertisement
-            var events: [DiscoveryEvent] = []
-            for (key, _) in Self.instances([id: old].compactMapValues { $0 }, hosts: hosts) {
-                events += state.merger.remove(key)
-            }
-            for (key, instance) in Self.instances([id: advertisement].compactMapValues { $0 }, hosts: hosts) {
-                events += state.merger.update(key) { $0 = instance }
-            }
-            // A rename shows up as lost + found of the same monitor; collapse it into `updated`.
-            events = Self.collapse(events)
-            for continuation in state.browsers.values {
-                for event in events { continuation.yield(event) }
-            }
+            publish(&state)
         }
     }
 
-    /// Reduces one change to at most one event per monitor, as a browser of the real network would report it:
-    /// a rename (lost + found) becomes `updated`, and a monitor appearing under both types is one `found`.
-    private static func collapse(_ events: [DiscoveryEvent]) -> [DiscoveryEvent] {
-        var order: [String] = []
-        var first: [String: DiscoveryEvent] = [:]
-        var last: [String: DiscoveryEvent] = [:]
-        for event in events {
-            let monitorId: String
-            switch event {
-            case .found(let monitor), .updated(let monitor): monitorId = monitor.monitorId
-            case .lost(let id): monitorId = id
+    /// Yields to each browser the instances of its types, when they changed since it was last told.
+    private func publish(_ state: inout State) {
+        let addresses = hosts.sorted()
+        let all = state.advertisements.values.flatMap { advertisement in
+            advertisement.types.map { type in
+                ServiceInstance(
+                    id: .init(type: type, name: advertisement.name, interfaceIndex: 0), port: advertisement.port,
+                    txt: advertisement.txt, addresses: addresses)
             }
-            if first[monitorId] == nil {
-                order.append(monitorId)
-                first[monitorId] = event
-            }
-            last[monitorId] = event
-        }
-        return order.compactMap { monitorId in
-            switch (first[monitorId], last[monitorId]) {
-            case (.found?, .updated(let monitor)?): .found(monitor)
-            case (.lost?, .found(let monitor)?), (.lost?, .updated(let monitor)?): .updated(monitor)
-            case (.found?, .lost?): nil
-            case (_, let event): event
-            }
-        }
-    }
-
-    private static func instances(
-        _ advertisements: [Int: MonitorAdvertisement],
-        hosts: [String]
-    ) -> [(DiscoveryMerger.InstanceKey, DiscoveryMerger.Instance)] {
-        advertisements.sorted { $0.key < $1.key }.flatMap { id, advertisement in
-            DNSSDServiceDiscovery.serviceTypes.map { serviceType in
-                (
-                    DiscoveryMerger.InstanceKey(serviceType: serviceType, name: "\(id)", interfaceIndex: 0),
-                    DiscoveryMerger.Instance(
-                        record: MonitorTXTRecord(advertisement),
-                        port: advertisement.port,
-                        addresses: Set(hosts)
-                    )
-                )
-            }
+        }.sorted { $0.id < $1.id }
+        for (id, browser) in state.browsers {
+            let instances = all.filter { browser.types.contains($0.id.type) }
+            guard instances != browser.published else { continue }
+            state.browsers[id]?.published = instances
+            browser.continuation.yield(instances)
         }
     }
 }
@@ -128,8 +92,8 @@ extension InMemoryServiceDiscovery {
             self.id = id
         }
 
-        func update(_ advertisement: MonitorAdvertisement) async throws(ServiceDiscoveryError) {
-            _ = try MonitorTXTRecord(advertisement).encoded()
+        func update(_ advertisement: ServiceAdvertisement) async throws(ServiceDiscoveryError) {
+            _ = try advertisement.validatedTXT()
             guard !cancelled.withLock({ $0 }) else { return }
             network.set(id, advertisement)
         }

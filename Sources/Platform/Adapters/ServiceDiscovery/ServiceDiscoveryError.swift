@@ -18,7 +18,7 @@ public struct ServiceDiscoveryError: Error, Sendable, Hashable, CustomStringConv
         public static let browseFailed = Code(.browseFailed)
         /// Another service already uses the instance name.
         public static let nameConflict = Code(.nameConflict)
-        /// The advertisement cannot be encoded (e.g. a TXT value over 255 bytes, a bad port).
+        /// The advertisement cannot be published (e.g. a TXT entry over 255 bytes, a bad port or instance name).
         public static let invalidAdvertisement = Code(.invalidAdvertisement)
 
         public var description: String { backing.rawValue }
@@ -41,7 +41,6 @@ public struct ServiceDiscoveryError: Error, Sendable, Hashable, CustomStringConv
 extension ServiceDiscoveryError {
     static let daemonNotRunning = ServiceDiscoveryError(
         code: .daemonNotRunning,
-        message: "the Avahi daemon is not running: start it with `systemctl start avahi-daemon` "
-            + "(or run without discovery: --no-discovery / --address HOST:PORT)"
+        message: "the Avahi daemon is not running: start it with `systemctl start avahi-daemon`"
     )
 }

@@ -1,4 +1,5 @@
 import ControlTransport
+import CribCallDiscovery
 import CribCallListener
 import CribCallMonitor
 import CribCallProtocol

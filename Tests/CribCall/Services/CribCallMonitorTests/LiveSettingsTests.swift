@@ -1,5 +1,7 @@
 import AudioCapture
+import CribCallDiscovery
 import CribCallMonitor
+import CribCallProtocol
 import CribCallStore
 import Foundation
 import ServiceDiscovery
@@ -39,7 +41,7 @@ struct LiveSettingsTests {
         // The announcement carries the new name (browsers see it without the monitor restarting).
         let browsing = Task {
             var names: [String] = []
-            for try await event in discovery.browse() {
+            for try await event in discovery.browseMonitors() {
                 if case .found(let monitor) = event { names.append(monitor.monitorName) }
                 if case .updated(let monitor) = event { names.append(monitor.monitorName) }
                 if names.last == "Nursery upstairs" { break }

@@ -2,8 +2,8 @@ import Foundation
 import SystemdUnit
 import Testing
 
-/// Quoting of ExecStart= words and rendering of the CribCall units.
-@Suite("SystemdSyntax and CribCallServiceUnit")
+/// Quoting of ExecStart= words and rendering of units.
+@Suite("SystemdSyntax and UserServiceUnit")
 struct SystemdSyntaxTests {
     @Test(
         "each tricky argument is quoted as systemd.syntax(7) and systemd.service(5) require",
@@ -51,59 +51,23 @@ struct SystemdSyntaxTests {
         #expect(SystemdSyntax.value(" a\nb\\") == "a b")
     }
 
-    @Test("the monitor unit: absolute data dir, passed-through options, restart policy, user-manager hardening")
-    func monitorUnit() throws {
-        let unit = try CribCallServiceUnit.unit(
-            .monitor,
-            .init(
-                executable: "/usr/local/bin/cribcall", dataDirectory: URL(fileURLWithPath: "/home/ana/crib data/"),
-                name: "Nursery 2", audioSource: "test:cry", port: 48081))
-        #expect(unit.name == "cribcall-monitor.service")
-        #expect(
-            try unit.rendered() == """
-                # Written by `cribcall install-service monitor`. Run it again (with --force) to change the settings.
-                [Unit]
-                Description=CribCall monitor "Nursery 2"
-
-                [Service]
-                Type=exec
-                ExecStart=/usr/local/bin/cribcall monitor --data-dir "/home/ana/crib data" --name "Nursery 2" \
-                --audio-source test:cry --port 48081
-                Restart=on-failure
-                RestartSec=5
-                SyslogIdentifier=cribcall-monitor
-                # Hardening that works in the user manager without privileges.
-                NoNewPrivileges=yes
-                LockPersonality=yes
-                RestrictSUIDSGID=yes
-                UMask=0077
-
-                [Install]
-                WantedBy=default.target
-
-                """)
-    }
-
-    @Test("the listener unit runs `cribcall listen` and refuses monitor-only settings")
-    func listenerUnit() throws {
-        let unit = try CribCallServiceUnit.unit(
-            .listener,
-            .init(
-                executable: "/usr/bin/cribcall", dataDirectory: URL(fileURLWithPath: "/var/lib/x"), name: "Kitchen"))
-        #expect(unit.name == "cribcall-listener.service")
-        #expect(unit.arguments == ["listen", "--data-dir", "/var/lib/x", "--name", "Kitchen"])
-        #expect(throws: SystemdUnitError.self) {
-            try CribCallServiceUnit.unit(
-                .listener,
-                .init(
-                    executable: "/usr/bin/cribcall", dataDirectory: URL(fileURLWithPath: "/x"), port: 1))
+    @Test("a unit: its command quoted, restart policy, user-manager hardening, values escaped")
+    func unitText() throws {
+        let unit = UserServiceUnit(
+            name: "homeapps-test.service", description: "Test 100% \"A\"", executable: "/opt/home apps/serve",
+            arguments: ["--name", "A B"], restartSeconds: 7, generator: "homeapps-test install %i")
+        let text = try unit.rendered()
+        #expect(text.hasPrefix("# Written by `homeapps-test install %%i`. Run it again (with --force) to change"))
+        for line in [
+            "Description=Test 100%% \"A\"", "Type=exec", "ExecStart=\"/opt/home apps/serve\" --name \"A B\"",
+            "Restart=on-failure", "RestartSec=7", "SyslogIdentifier=homeapps-test", "NoNewPrivileges=yes",
+            "UMask=0077", "WantedBy=default.target",
+        ] {
+            #expect(text.split(separator: "\n").contains(Substring(line)), "\(line) in \(text)")
         }
-    }
-
-    @Test("the running program's path is absolute and executable")
-    func currentExecutable() {
-        let path = CribCallServiceUnit.currentExecutable()
-        #expect(path.hasPrefix("/"))
-        #expect(FileManager.default.isExecutableFile(atPath: path))
+        #expect(throws: SystemdUnitError.self) {
+            try UserServiceUnit(name: "x.service", description: "", executable: "x", arguments: [], generator: "")
+                .rendered()
+        }
     }
 }

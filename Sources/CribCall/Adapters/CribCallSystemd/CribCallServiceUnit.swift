@@ -1,4 +1,5 @@
 public import Foundation
+public import SystemdUnit
 
 /// The user services of `cribcall install-service`: `cribcall monitor` or `cribcall listen` under the user's
 /// systemd manager.
