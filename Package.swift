@@ -39,6 +39,7 @@ let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio
 let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
 let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
 let x509: Target.Dependency = .product(name: "X509", package: "swift-certificates")
 
 // MARK: - How a folder becomes a target
@@ -175,6 +176,8 @@ let platformTargets: [Target] = [
     platform.adapter("QRCode", ["CQREncode"]),
     platform.adapter("ServiceDiscovery", ["CDNSSD"]),
     platform.adapter("SystemdUnit"),
+    // Single key presses on an interactive terminal (raw mode through termios).
+    platform.adapter("Terminal"),
 ]
 let platformTests: [Target] = [
     platform.testSupport(["CanonicalJSON"]),
@@ -240,7 +243,7 @@ let cribCallTargets: [Target] = [
             "CribCallStore", "CribCallSystemd", "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC",
             "ServiceDiscovery",
             "SoundDetection", "AudioCapture",
-            "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", argumentParser,
+            "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", "Terminal", argumentParser, unixSignals,
         ]
     ),
 ]

@@ -142,6 +142,23 @@ struct LayerRuleTests {
         }
     }
 
+    @Test("unsafe pointers stay in adapters, where the C libraries are owned")
+    func unsafeCode() {
+        let tokens = ["Unsafe", "Unmanaged", "unsafeBitCast"]
+        for module in tree.modules where !module.isTool && module.layer != .adapters {
+            for (path, text) in module.files {
+                for token in tokens where text.contains(token) {
+                    Issue.record(
+                        """
+                        \(module)/\(path) uses \(token): unsafe code belongs to the adapter that owns the C library; \
+                        give that adapter a safe Swift API and call it
+                        """
+                    )
+                }
+            }
+        }
+    }
+
     @Test("the import scanner reads every form of import")
     func scanner() {
         let text = """

@@ -9,6 +9,7 @@ import Foundation
 import Media
 import QUIC
 import StreamMedia
+import Terminal
 
 /// `cribcall listen`: stays connected to every paired monitor and shows their alerts.
 struct ListenCommand: AsyncParsableCommand {

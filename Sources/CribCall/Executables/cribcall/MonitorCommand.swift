@@ -14,6 +14,8 @@ import ServiceDiscovery
 import SoundDetection
 import StreamMedia
 import Synchronization
+import Terminal
+import UnixSignals
 
 /// `cribcall monitor`: the baby-room device. Wiring and printing only; the work is in MonitorService.
 struct MonitorCommand: AsyncParsableCommand {
@@ -272,20 +274,17 @@ final class Countdown: Sendable {
     }
 }
 
-/// Runs `action` once on SIGINT or SIGTERM.
-///
-/// `@unchecked Sendable`: `sources` is set once in `init` and never mutated; the dispatch sources only need to stay
-/// alive, which this object ensures.
-final class ShutdownSignals: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
+/// Runs `action` on SIGINT and SIGTERM (swift-service-lifecycle's UnixSignals), for as long as this object lives.
+final class ShutdownSignals: Sendable {
+    private let task: Task<Void, Never>
 
     init(_ action: @escaping @Sendable () async -> Void) {
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { Task { await action() } }
-            source.resume()
-            return source
+        task = Task {
+            for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { await action() }
         }
+    }
+
+    deinit {
+        task.cancel()
     }
 }

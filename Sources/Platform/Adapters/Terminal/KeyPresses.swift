@@ -7,13 +7,13 @@ import Synchronization
     import Darwin
 #endif
 
-/// Single key presses on an interactive terminal (no Enter needed), for the monitor's shortcuts. The terminal keeps
-/// its signal keys (Ctrl-C still stops the program); echo and line editing are off until ``restore()``.
-final class KeyPresses: Sendable {
+/// Single key presses on an interactive terminal (no Enter needed), for keyboard shortcuts. The terminal keeps its
+/// signal keys (Ctrl-C still stops the program); echo and line editing are off until ``restore()``.
+public final class KeyPresses: Sendable {
     private let saved: Mutex<termios?>
 
     /// Starts reading keys when stdin is a terminal; nil otherwise (a service, a pipe, a test).
-    init?(_ handle: @escaping @Sendable (UInt8) -> Void) {
+    public init?(_ handle: @escaping @Sendable (UInt8) -> Void) {
         guard isatty(STDIN_FILENO) == 1 else { return nil }
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
@@ -29,12 +29,12 @@ final class KeyPresses: Sendable {
             var byte: UInt8 = 0
             while read(STDIN_FILENO, &byte, 1) == 1 { handle(byte) }
         }
-        reader.name = "cribcall-keys"
+        reader.name = "terminal-keys"
         reader.start()
     }
 
     /// Puts the terminal back as it was. Idempotent.
-    func restore() {
+    public func restore() {
         saved.withLock { settings in
             guard var original = settings else { return }
             tcsetattr(STDIN_FILENO, TCSANOW, &original)
