@@ -225,7 +225,8 @@ let cribCallTargets: [Target] = [
         "CribCallMonitor",
         [
             "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallDiscovery",
-            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection", "StreamMedia",
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "QRCode", "ServiceDiscovery", "SoundDetection",
+            "StreamMedia",
         ]
     ),
     cribCall.service(

@@ -13,7 +13,6 @@ import QUIC
 import ServiceDiscovery
 import SoundDetection
 import StreamMedia
-import Synchronization
 import Terminal
 import UnixSignals
 
@@ -134,17 +133,8 @@ struct MonitorCommand: AsyncParsableCommand {
         let printer = Task { for await event in service.events { output.print(event) } }
         let stop = ShutdownSignals { await listener.shutdown() }
         let detection = Task {
-            do {
-                try await DetectionLoop.run(input: input, configuration: { await service.detectorConfiguration }) {
-                    _ = try? await service.reportNoise($0)
-                }
-            } catch is CancellationError {
-            } catch let error as AudioCaptureError {
-                // Without audio the monitor would watch over nothing: say so and stop, rather than look alive.
-                FileHandle.standardError.write(Data("cribcall monitor: audio stopped: \(error.message)\n".utf8))
-                await listener.shutdown()
-            } catch {
-                FileHandle.standardError.write(Data("cribcall monitor: sound detection stopped: \(error)\n".utf8))
+            if let failure = await service.detectSound(from: input) {
+                FileHandle.standardError.write(Data("cribcall monitor: \(failure)\n".utf8))
                 await listener.shutdown()
             }
         }
@@ -164,14 +154,14 @@ struct MonitorCommand: AsyncParsableCommand {
         _ = stop
     }
 
-    /// Prints monitor events as text or JSON lines, flushing each line. On a terminal, the PIN's validity line
-    /// counts down every second until the PIN is used, replaced or expired.
+    /// Prints monitor events as text or JSON lines. On a terminal, the PIN's validity line counts down every second
+    /// until the PIN is used, replaced or expired.
     struct Output: Sendable {
         let json: Bool
         let qrPNG: String?
         /// Keys work (an interactive terminal): say so.
         let interactive: Bool
-        private let countdown = Countdown()
+        private let terminal = TerminalOutput()
 
         init(json: Bool, qrPNG: String?, interactive: Bool) {
             self.json = json
@@ -180,7 +170,7 @@ struct MonitorCommand: AsyncParsableCommand {
         }
 
         func print(_ event: MonitorEvent) {
-            countdown.stop()
+            terminal.stopCountdown()
             if case .qr(_, let text) = event, let qrPNG {
                 do {
                     try Data(try QRCodeEncoder.encode(text).png()).write(to: URL(fileURLWithPath: qrPNG))
@@ -188,88 +178,12 @@ struct MonitorCommand: AsyncParsableCommand {
                     FileHandle.standardError.write(Data("cribcall monitor: cannot write \(qrPNG): \(error)\n".utf8))
                 }
             }
-            let line = json ? event.json.canonicalString : text(event)
+            let line = json ? event.json.canonicalString : event.text(interactive: interactive, qrPNG: qrPNG)
             guard let line else { return }
-            countdown.write(line + "\n")
-            if !json, case .pin(_, _, let seconds) = event, isatty(STDOUT_FILENO) == 1 {
-                countdown.start(seconds: seconds)
+            terminal.write(line + "\n")
+            if !json, case .pin(_, _, let seconds) = event, TerminalOutput.isInteractive {
+                terminal.countDown(from: seconds, line: PINDisplay.validity)
             }
-        }
-
-        func text(_ event: MonitorEvent) -> String? {
-            switch event {
-            case .ready(_, let name, let fingerprint, let port):
-                return "Monitor \"\(name)\" is listening on UDP port \(port).\n"
-                    + "  Certificate fingerprint: \(fingerprint)\n"
-                    + "  Listeners pair with: cribcall pair --pin --address HOST:\(port) --fingerprint \(fingerprint)"
-                    + (interactive ? "\n  Press q to show a pairing QR code; Ctrl-C stops the monitor." : "")
-            case .qr(_, let text):
-                let picture = (try? QRCodeEncoder.encode(text).terminalText()) ?? ""
-                return "Pairing QR code (valid 5 minutes) — scan it, or pass its text to `cribcall pair --qr`:\n"
-                    + picture + "\n  \(text)" + (qrPNG.map { "\n  (also written to \($0))" } ?? "")
-            case .pin(let pin, _, let seconds):
-                return PINDisplay.render(pin, expiresInSec: seconds)
-            case .pinHidden:
-                return "  (the PIN is no longer valid)"
-            case .paired(_, let name, _, let method):
-                return "Paired \"\(name)\" by \(method == "qr" ? "QR code" : "PIN")."
-            case .pairingFailed(let reason):
-                return "Pairing failed: \(reason)."
-            case .noise(let seq, _, let peak, _):
-                return "Noise #\(seq): peak level \(peak) — alert sent to connected listeners."
-            case .listenerConnected(let fingerprint, let id, let trusted):
-                return trusted
-                    ? "Listener \(id ?? fingerprint) connected." : "An unpaired device connected (pairing only)."
-            case .listenerDisconnected(let fingerprint, let id, _):
-                return "Listener \(id ?? fingerprint) disconnected."
-            case .listenerRevoked(let id):
-                return "Listener \(id) was revoked and disconnected."
-            case .settingsChanged(let settings):
-                return "Settings now in force: name \"\(settings.monitorName)\", threshold \(settings.threshold), "
-                    + "minimum \(settings.minDurationMs) ms, cooldown \(settings.cooldownSec) s."
-            case .streamStarted(_, let listenerId, let mediaType, let automatic):
-                return "Streaming \(mediaType.displayName) to listener \(listenerId)"
-                    + (automatic ? " (automatic, after noise)." : ".")
-            case .streamEnded(let sessionId, let reason):
-                return "Stream \(sessionId.prefix(8)) ended (\(reason))."
-            }
-        }
-    }
-}
-
-/// Rewrites the PIN's validity line once a second (cursor up, clear line), serialising every write to stdout so
-/// the countdown and the event lines never interleave.
-final class Countdown: Sendable {
-    private let state = Mutex<Task<Void, Never>?>(nil)
-    private let output = Mutex(())
-
-    func write(_ text: String) {
-        output.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
-    }
-
-    /// Replaces the last line, unless the countdown was stopped: checked under the output lock, so a line
-    /// printed after `stop()` is never the one erased.
-    private func rewriteLastLine(_ line: String) {
-        output.withLock { _ in
-            guard !Task.isCancelled else { return }
-            FileHandle.standardOutput.write(Data(("\u{1B}[1A\r\u{1B}[2K" + line + "\n").utf8))
-        }
-    }
-
-    func start(seconds: Int) {
-        let task = Task { [weak self] in
-            for remaining in stride(from: seconds - 1, through: 0, by: -1) {
-                do { try await Task.sleep(for: .seconds(1)) } catch { return }
-                self?.rewriteLastLine(PINDisplay.validity(remaining))
-            }
-        }
-        state.withLock { $0 = task }
-    }
-
-    func stop() {
-        state.withLock { task in
-            task?.cancel()
-            task = nil
         }
     }
 }

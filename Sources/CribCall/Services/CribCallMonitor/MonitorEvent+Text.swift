@@ -1,0 +1,48 @@
+import CribCallStore
+import QRCode
+
+extension MonitorEvent {
+    /// The event as `cribcall monitor` prints it for people; nil for events that print nothing.
+    ///
+    /// - Parameters:
+    ///   - interactive: Keys work (an interactive terminal), so the ready message mentions them.
+    ///   - qrPNG: Where the QR code is also written, to say so.
+    public func text(interactive: Bool, qrPNG: String? = nil) -> String? {
+        switch self {
+        case .ready(_, let name, let fingerprint, let port):
+            return "Monitor \"\(name)\" is listening on UDP port \(port).\n"
+                + "  Certificate fingerprint: \(fingerprint)\n"
+                + "  Listeners pair with: cribcall pair --pin --address HOST:\(port) --fingerprint \(fingerprint)"
+                + (interactive ? "\n  Press q to show a pairing QR code; Ctrl-C stops the monitor." : "")
+        case .qr(_, let text):
+            let picture = (try? QRCodeEncoder.encode(text).terminalText()) ?? ""
+            return "Pairing QR code (valid 5 minutes) — scan it, or pass its text to `cribcall pair --qr`:\n"
+                + picture + "\n  \(text)" + (qrPNG.map { "\n  (also written to \($0))" } ?? "")
+        case .pin(let pin, _, let seconds):
+            return PINDisplay.render(pin, expiresInSec: seconds)
+        case .pinHidden:
+            return "  (the PIN is no longer valid)"
+        case .paired(_, let name, _, let method):
+            return "Paired \"\(name)\" by \(method == "qr" ? "QR code" : "PIN")."
+        case .pairingFailed(let reason):
+            return "Pairing failed: \(reason)."
+        case .noise(let seq, _, let peak, _):
+            return "Noise #\(seq): peak level \(peak) — alert sent to connected listeners."
+        case .listenerConnected(let fingerprint, let id, let trusted):
+            return trusted
+                ? "Listener \(id ?? fingerprint) connected." : "An unpaired device connected (pairing only)."
+        case .listenerDisconnected(let fingerprint, let id, _):
+            return "Listener \(id ?? fingerprint) disconnected."
+        case .listenerRevoked(let id):
+            return "Listener \(id) was revoked and disconnected."
+        case .settingsChanged(let settings):
+            return "Settings now in force: name \"\(settings.monitorName)\", threshold \(settings.threshold), "
+                + "minimum \(settings.minDurationMs) ms, cooldown \(settings.cooldownSec) s."
+        case .streamStarted(_, let listenerId, let mediaType, let automatic):
+            return "Streaming \(mediaType.displayName) to listener \(listenerId)"
+                + (automatic ? " (automatic, after noise)." : ".")
+        case .streamEnded(let sessionId, let reason):
+            return "Stream \(sessionId.prefix(8)) ended (\(reason))."
+        }
+    }
+}
