@@ -177,7 +177,7 @@ let platformTargets: [Target] = [
     platform.adapter("ServiceDiscovery", ["CDNSSD"]),
     platform.adapter("SystemdUnit"),
     // Single key presses on an interactive terminal (raw mode through termios).
-    platform.adapter("Terminal"),
+    platform.adapter("Terminal", [logging]),
 ]
 let platformTests: [Target] = [
     platform.testSupport(["CanonicalJSON"]),
@@ -191,6 +191,7 @@ let platformTests: [Target] = [
     platform.tests(.adapters, "QRCode"),
     platform.tests(.adapters, "ServiceDiscovery", ["mdns-probe"]),
     platform.tests(.adapters, "SystemdUnit"),
+    platform.tests(.adapters, "Terminal", [logging]),
     .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
 ]
 
@@ -244,7 +245,8 @@ let cribCallTargets: [Target] = [
             "CribCallStore", "CribCallSystemd", "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC",
             "ServiceDiscovery",
             "SoundDetection", "AudioCapture",
-            "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", "Terminal", argumentParser, unixSignals,
+            "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", "Terminal", argumentParser, logging,
+            unixSignals,
         ]
     ),
 ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CanonicalJSON
 import Foundation
+import Logging
 
 /// `cribcall canonicalize`: JSON on stdin → RFC 8785 canonical bytes on stdout.
 struct CanonicalizeCommand: ParsableCommand {
@@ -26,7 +27,7 @@ struct CanonicalizeCommand: ParsableCommand {
             let value = try parser.parse(input)
             FileHandle.standardOutput.write(Data(value.canonicalBytes()))
         } catch {
-            FileHandle.standardError.write(Data("cribcall canonicalize: invalid JSON: \(error)\n".utf8))
+            Logger(label: "cribcall canonicalize").warning("invalid JSON: \(error)")
             throw ExitCode(2)
         }
     }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Logging
+import Terminal
 
 /// `cribcall`: the CribCall command-line entry point. Argument parsing only; the work is in the modules.
 @main
@@ -13,4 +15,10 @@ struct CribCall: AsyncParsableCommand {
             InstallServiceCommand.self,
         ]
     )
+
+    /// Diagnostics go through swift-log, printed as `cribcall <command>: <message>` on stderr.
+    static func main() async {
+        LoggingSystem.bootstrap(CommandLineLogHandler.init)
+        await main(nil)
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CribCallStore
 import DeviceIdentityStore
 import Foundation
+import Logging
 
 /// `--data-dir`, shared by every command that uses the device's data directory (identity files and
 /// `cribcall.sqlite`). The management commands (`listeners`, `settings`, `pairing`) only touch the database, so they
@@ -57,12 +58,12 @@ extension ParsableCommand {
         do {
             try body()
         } catch let error as CommandFailure {
-            FileHandle.standardError.write(Data("cribcall \(command): \(error.message)\n".utf8))
+            Logger(label: "cribcall \(command)").error("\(error.message)")
             throw ExitCode.failure
         } catch let error as ExitCode {
             throw error
         } catch {
-            FileHandle.standardError.write(Data("cribcall \(command): \(error)\n".utf8))
+            Logger(label: "cribcall \(command)").error("\(error)")
             throw ExitCode.failure
         }
     }
@@ -75,14 +76,14 @@ extension AsyncParsableCommand {
         do {
             try await body()
         } catch let error as CommandFailure {
-            FileHandle.standardError.write(Data("cribcall \(command): \(error.message)\n".utf8))
+            Logger(label: "cribcall \(command)").error("\(error.message)")
             throw ExitCode.failure
         } catch let error as ExitCode {
             throw error
         } catch let error as ValidationError {
             throw error
         } catch {
-            FileHandle.standardError.write(Data("cribcall \(command): \(error)\n".utf8))
+            Logger(label: "cribcall \(command)").error("\(error)")
             throw ExitCode.failure
         }
     }

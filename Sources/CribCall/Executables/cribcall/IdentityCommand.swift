@@ -3,6 +3,7 @@ import CanonicalJSON
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
+import Logging
 
 /// `cribcall identity`: creates the device identity on first use and prints its public facts.
 struct IdentityCommand: ParsableCommand {
@@ -27,7 +28,7 @@ struct IdentityCommand: ParsableCommand {
         do {
             loaded = try store.loadOrCreate()
         } catch {
-            FileHandle.standardError.write(Data("cribcall identity: \(error)\n".utf8))
+            Logger(label: "cribcall identity").warning("\(error)")
             throw ExitCode.failure
         }
         let summary = IdentitySummary(loaded.identity, dtls: loaded.dtls)

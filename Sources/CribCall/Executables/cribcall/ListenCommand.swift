@@ -6,6 +6,7 @@ import CribCallStore
 import DesktopNotifications
 import DeviceIdentityStore
 import Foundation
+import Logging
 import Media
 import QUIC
 import StreamMedia
@@ -81,7 +82,7 @@ struct ListenCommand: AsyncParsableCommand {
                     dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
                     receiverOutput: recording.map { .record($0) } ?? .play))
         } catch {
-            FileHandle.standardError.write(Data("cribcall listen: live streams are off: \(error)\n".utf8))
+            Logger(label: "cribcall listen").warning("live streams are off: \(error)")
             media = nil
         }
         let service = ListenerService(
@@ -91,7 +92,7 @@ struct ListenCommand: AsyncParsableCommand {
             service: service, mediaType: video ? .audioVideo : .audio,
             monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil)
         ) { failure in
-            FileHandle.standardError.write(Data("cribcall listen: \(failure)\n".utf8))
+            Logger(label: "cribcall listen").warning("\(failure)")
         }
         let notifications = noNotify ? nil : await Self.desktopNotifications()
         let listening = Task {
@@ -153,8 +154,7 @@ struct ListenCommand: AsyncParsableCommand {
             notifier = try await FreedesktopNotifier.connect()
         } catch {
             let reason = (error as? DesktopNotificationError)?.message ?? "\(error)"
-            let line = "cribcall listen: no desktop notifications (\(reason)); alerts are shown here only\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            Logger(label: "cribcall listen").warning("no desktop notifications (\(reason)); alerts are shown here only")
             return nil
         }
         let (stream, continuation) = AsyncStream.makeStream(
@@ -167,8 +167,7 @@ struct ListenCommand: AsyncParsableCommand {
                     _ = try await notifier.notify(notification)
                 } catch  where !warned {
                     warned = true
-                    FileHandle.standardError.write(
-                        Data("cribcall listen: a desktop notification failed: \(error)\n".utf8))
+                    Logger(label: "cribcall listen").warning("a desktop notification failed: \(error)")
                 } catch {}
             }
         }

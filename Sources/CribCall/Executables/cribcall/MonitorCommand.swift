@@ -7,6 +7,7 @@ import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
+import Logging
 import Media
 import QRCode
 import QUIC
@@ -116,7 +117,7 @@ struct MonitorCommand: AsyncParsableCommand {
                     dtlsCertificate: dtls, audioSource: source, audioFeed: input.liveFeed, iceAddresses: iceAddresses,
                     videoSource: video))
         } catch {
-            FileHandle.standardError.write(Data("cribcall monitor: live streaming is off: \(error)\n".utf8))
+            Logger(label: "cribcall monitor").warning("live streaming is off: \(error)")
             media = nil
         }
         let service = try MonitorService(
@@ -134,7 +135,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let stop = ShutdownSignals { await listener.shutdown() }
         let detection = Task {
             if let failure = await service.detectSound(from: input) {
-                FileHandle.standardError.write(Data("cribcall monitor: \(failure)\n".utf8))
+                Logger(label: "cribcall monitor").warning("\(failure)")
                 await listener.shutdown()
             }
         }
@@ -143,7 +144,7 @@ struct MonitorCommand: AsyncParsableCommand {
             do {
                 advertisement = try await service.advertise(using: DNSSDServiceDiscovery())
             } catch {
-                FileHandle.standardError.write(Data("cribcall monitor: not announced on the LAN: \(error)\n".utf8))
+                Logger(label: "cribcall monitor").warning("not announced on the LAN: \(error)")
             }
         }
         await service.run(showingQR: qr || qrPNG != nil)
@@ -175,7 +176,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 do {
                     try Data(try QRCodeEncoder.encode(text).png()).write(to: URL(fileURLWithPath: qrPNG))
                 } catch {
-                    FileHandle.standardError.write(Data("cribcall monitor: cannot write \(qrPNG): \(error)\n".utf8))
+                    Logger(label: "cribcall monitor").warning("cannot write \(qrPNG): \(error)")
                 }
             }
             let line = json ? event.json.canonicalString : event.text(interactive: interactive, qrPNG: qrPNG)

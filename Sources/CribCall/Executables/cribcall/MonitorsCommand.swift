@@ -5,6 +5,7 @@ import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
+import Logging
 import QUIC
 
 /// `cribcall monitors`: the monitors this listener trusts.
@@ -81,7 +82,7 @@ struct MonitorsCommand: AsyncParsableCommand {
         }
 
         private func fail(_ failure: CommandFailure) -> ExitCode {
-            FileHandle.standardError.write(Data("cribcall monitors forget: \(failure.message)\n".utf8))
+            Logger(label: "cribcall monitors forget").warning("\(failure.message)")
             return ExitCode.failure
         }
     }
