@@ -21,15 +21,7 @@ import X509
 final class QUICConnectionCore {
     enum Role { case server, client }
 
-    enum Phase {
-        case handshaking
-        case established
-        /// We sent CONNECTION_CLOSE and answer further packets with it.
-        case closing
-        /// The peer closed; we stay silent.
-        case draining
-        case finished
-    }
+    typealias Phase = ConnectionLifecycle.Phase
 
     let role: Role
     let alpn: String
@@ -49,12 +41,14 @@ final class QUICConnectionCore {
     private let local: SocketAddressStorage
     private(set) var remote: SocketAddressStorage
 
-    private(set) var phase = Phase.handshaking
+    /// Handshake, graceful close, closing/draining and the single end, as a pure machine (ConnectionLifecycle.swift).
+    private var lifecycle = ConnectionLifecycle()
+    var phase: Phase { lifecycle.phase }
     /// The source connection IDs this side issued, for the endpoint's routing table.
     private(set) var issuedCIDs: Set<[UInt8]> = []
     /// What the peer's certificate proved, once verified.
     private(set) var peer: PeerCertificate?
-    /// Set when the client's pin check refused the server certificate.
+    /// The certificate the client's pin check refused.
     private var pinMismatch: CertificateFingerprint?
 
     private var controlStream: Int64?
@@ -63,11 +57,10 @@ final class QUICConnectionCore {
     let inbound: InboundFrameQueue
     private var timer: Scheduled<Void>?
     private var closingPacket: [UInt8] = []
-    private var closeRequest: (code: UInt64, deadline: Scheduled<Void>?)?
+    private var closeDeadline: Scheduled<Void>?
 
     /// Completes when the handshake succeeds (after the peer certificate passed our checks) or fails.
     let handshake: EventLoopPromise<Void>
-    private var handshakeResolved = false
     /// Completes once, with why the connection ended.
     let closedPromise: EventLoopPromise<ConnectionCloseReason>
 
@@ -257,6 +250,7 @@ final class QUICConnectionCore {
         let fingerprint = CertificateFingerprint(certificateDER: der)
         if let pinnedFingerprint, fingerprint != pinnedFingerprint {
             pinMismatch = fingerprint
+            lifecycle.refusedPinnedCertificate()
             return GNUTLS_E_CERTIFICATE_ERROR
         }
         // Both sides use Ed25519 device certificates (PROTOCOL.md §1).
@@ -275,13 +269,13 @@ final class QUICConnectionCore {
 
     /// Handles one datagram addressed to this connection.
     func receive(_ packet: UnsafeRawBufferPointer, from address: SocketAddress) {
-        switch phase {
-        case .closing:
+        switch lifecycle.packetDisposition {
+        case .resendClose:
             resendClosingPacket()
             return
-        case .draining, .finished:
+        case .drop:
             return
-        case .handshaking, .established:
+        case .process:
             break
         }
         guard let connection, let base = packet.baseAddress else { return }
@@ -322,7 +316,7 @@ final class QUICConnectionCore {
 
     /// Writes everything ngtcp2 wants to send now: handshake, acknowledgements, retransmissions, stream data.
     func writeOut() {
-        guard let connection, phase == .handshaking || phase == .established else { return }
+        guard let connection, lifecycle.isOpen else { return }
         let now = quicTimestamp()
         var streamBlocked = false
         while true {
@@ -366,7 +360,7 @@ final class QUICConnectionCore {
 
     private func scheduleTimer() {
         timer?.cancel()
-        guard let connection, phase == .handshaking || phase == .established else { return }
+        guard let connection, lifecycle.isOpen else { return }
         let expiry = ngtcp2_conn_get_expiry(connection)
         guard expiry != UInt64.max else { return }
         timer = eventLoop.assumeIsolated().scheduleTask(deadline: .uptimeNanoseconds(expiry)) { [weak self] in
@@ -376,7 +370,7 @@ final class QUICConnectionCore {
     }
 
     private func handleExpiry() {
-        guard let connection, phase == .handshaking || phase == .established else { return }
+        guard let connection, lifecycle.isOpen else { return }
         let status = ngtcp2_conn_handle_expiry(connection, quicTimestamp())
         switch status {
         case 0:
@@ -399,7 +393,7 @@ final class QUICConnectionCore {
 
     /// Queues a frame on the control stream. The future completes when the sender may go on (backpressure).
     func enqueue(frame: [UInt8]) -> EventLoopFuture<Void> {
-        guard phase == .established, closeRequest == nil else {
+        guard lifecycle.acceptsFrames else {
             return eventLoop.makeFailedFuture(ControlTransportError.closed(closedReason ?? .local(code: 0)))
         }
         sendBuffer.append(frame)
@@ -441,10 +435,7 @@ final class QUICConnectionCore {
             sendWaiters.removeAll()
             for waiter in waiters { waiter.succeed() }
         }
-        if let request = closeRequest, sendBuffer.unacknowledged == 0 {
-            request.deadline?.cancel()
-            closeNow(code: request.code)
-        }
+        perform(lifecycle.acknowledged(unacknowledged: sendBuffer.unacknowledged))
     }
 
     private func received(stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) {
@@ -468,60 +459,88 @@ final class QUICConnectionCore {
 
     private func handshakeCompleted() -> Int32 {
         // GnuTLS calls the verify function only when a certificate arrives; never proceed without one.
-        guard peer != nil else { return NGTCP2_ERR_CALLBACK_FAILURE }
-        phase = .established
-        if role == .client {
+        guard let actions = lifecycle.handshakeCompleted(peerVerified: peer != nil, isClient: role == .client) else {
+            return NGTCP2_ERR_CALLBACK_FAILURE
+        }
+        if actions.contains(.openControlStream) {
             var stream: Int64 = -1
-            let status = ngtcp2_conn_open_bidi_stream(connection, &stream, nil)
-            guard status == 0 else { return NGTCP2_ERR_CALLBACK_FAILURE }
+            guard ngtcp2_conn_open_bidi_stream(connection, &stream, nil) == 0 else {
+                return NGTCP2_ERR_CALLBACK_FAILURE
+            }
             controlStream = stream
         }
-        handshakeResolved = true
-        handshake.succeed()
-        endpoint?.established(self)
+        perform(actions.filter { $0 != .openControlStream })
         return 0
     }
 
     // MARK: closing
 
-    private(set) var closedReason: ConnectionCloseReason?
+    var closedReason: ConnectionCloseReason? { lifecycle.closedReason }
 
     /// Closes with an application error code after the sent frames are acknowledged (or a short timeout).
     func close(code: UInt64) -> EventLoopFuture<ConnectionCloseReason> {
-        switch phase {
-        case .handshaking:
-            closeNow(code: code)
-        case .established:
-            guard closeRequest == nil else { break }
-            if sendBuffer.unacknowledged == 0 {
-                closeNow(code: code)
-            } else {
-                let deadline = eventLoop.assumeIsolated().scheduleTask(
-                    in: .nanoseconds(Int64(configuration.closeFlushTimeout.nanoseconds))
-                ) {
-                    [weak self] in
-                    guard let self else { return }
-                    self.closeNow(code: code)
-                }
-                closeRequest = (code, deadline)
-                writeOut()
-            }
-        case .closing, .draining, .finished:
-            break
-        }
+        perform(
+            lifecycle.closeRequested(code: code, unacknowledged: sendBuffer.unacknowledged)
+        )
         return closedPromise.futureResult
-    }
-
-    private func closeNow(code: UInt64) {
-        guard phase == .handshaking || phase == .established else { return }
-        var error = ngtcp2_connection_close_error()
-        ngtcp2_connection_close_error_set_application_error(&error, code, nil, 0)
-        closeImmediately(error, reason: .local(code: code))
     }
 
     /// Sends CONNECTION_CLOSE now and enters the closing period.
     private func closeImmediately(_ error: ngtcp2_connection_close_error, reason: ConnectionCloseReason) {
-        guard let connection, phase == .handshaking || phase == .established else { return }
+        guard connection != nil else { return }
+        perform(lifecycle.closeImmediately(reason), transportError: error)
+    }
+
+    /// Performs the lifecycle's actions in order; `transportError` is what a `.sendConnectionClose` for a reason
+    /// other than a local application close writes.
+    private func perform(
+        _ actions: [ConnectionLifecycle.Action],
+        transportError: ngtcp2_connection_close_error? = nil
+    ) {
+        for action in actions {
+            switch action {
+            case .openControlStream:
+                break  // done by handshakeCompleted, which needs its status
+            case .succeedHandshake:
+                handshake.succeed()
+            case .announceEstablished:
+                endpoint?.established(self)
+            case .writeOut:
+                writeOut()
+            case .scheduleCloseDeadline:
+                closeDeadline = eventLoop.assumeIsolated().scheduleTask(
+                    in: .nanoseconds(Int64(configuration.closeFlushTimeout.nanoseconds))
+                ) { [weak self] in
+                    guard let self else { return }
+                    self.closeDeadline = nil
+                    self.perform(self.lifecycle.closeDeadlinePassed())
+                }
+            case .cancelCloseDeadline:
+                closeDeadline?.cancel()
+                closeDeadline = nil
+            case .sendConnectionClose(let reason):
+                var error = ngtcp2_connection_close_error()
+                if case .local(let code) = reason {
+                    ngtcp2_connection_close_error_set_application_error(&error, code, nil, 0)
+                } else if let transportError {
+                    error = transportError
+                }
+                sendConnectionClose(error)
+            case .end(let reason, let handshakeFailure):
+                end(reason, handshakeFailure: handshakeFailure)
+            case .linger:
+                lingerThenFinish()
+            case .forget:
+                timer?.cancel()
+                timer = nil
+                endpoint?.finished(self)
+            }
+        }
+    }
+
+    /// Writes CONNECTION_CLOSE and sends it (again for each packet that arrives while closing).
+    private func sendConnectionClose(_ error: ngtcp2_connection_close_error) {
+        guard let connection else { return }
         if ngtcp2_conn_is_in_closing_period(connection) == 0, ngtcp2_conn_is_in_draining_period(connection) == 0 {
             var error = error
             let written = cribcall_ngtcp2_conn_write_connection_close(
@@ -533,9 +552,6 @@ final class QUICConnectionCore {
                 resendClosingPacket()
             }
         }
-        phase = .closing
-        end(reason)
-        lingerThenFinish()
     }
 
     private func resendClosingPacket() {
@@ -555,9 +571,7 @@ final class QUICConnectionCore {
             error.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION
             ? .peerApplication(code: error.error_code, reason: reasonText)
             : .transport(code: error.error_code, reason: reasonText)
-        phase = .draining
-        end(reason)
-        lingerThenFinish()
+        perform(lifecycle.peerClosed(reason))
     }
 
     /// Stays reachable for three PTOs (RFC 9000 §10.2) so late packets are answered or absorbed, then goes.
@@ -572,19 +586,19 @@ final class QUICConnectionCore {
     }
 
     /// The connection is over for its user: fail or finish everything waiting on it.
-    private func end(_ reason: ConnectionCloseReason) {
-        guard closedReason == nil else { return }
-        closedReason = reason
-        if !handshakeResolved {
-            handshakeResolved = true
+    private func end(_ reason: ConnectionCloseReason, handshakeFailure: ConnectionLifecycle.HandshakeFailure?) {
+        switch handshakeFailure {
+        case .pinMismatch?:
             if let mismatch = pinMismatch, let pinnedFingerprint {
                 handshake.fail(ControlTransportError.fingerprintMismatch(expected: pinnedFingerprint, actual: mismatch))
             } else {
                 handshake.fail(ControlTransportError.handshakeFailed("\(reason)"))
             }
+        case .failed(let reason)?:
+            handshake.fail(ControlTransportError.handshakeFailed("\(reason)"))
+        case nil:
+            break
         }
-        closeRequest?.deadline?.cancel()
-        closeRequest = nil
         let waiters = sendWaiters
         sendWaiters.removeAll()
         for waiter in waiters { waiter.fail(ControlTransportError.closed(reason)) }
@@ -594,12 +608,7 @@ final class QUICConnectionCore {
 
     /// Forgets the connection entirely.
     func finish(_ reason: ConnectionCloseReason?) {
-        guard phase != .finished else { return }
-        end(reason ?? closedReason ?? .shutdown)
-        phase = .finished
-        timer?.cancel()
-        timer = nil
-        endpoint?.finished(self)
+        perform(lifecycle.finish(reason))
     }
 
     // MARK: ngtcp2 callbacks
