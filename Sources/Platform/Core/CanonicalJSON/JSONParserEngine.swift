@@ -14,13 +14,15 @@ struct JSONParserEngine {
     /// The input bytes, addressed by offsets counted from its first byte.
     private let input: Input
     private let maxDepth: Int
+    private let numberRange: JSONParser.NumberRange
     private var position = 0
     /// Reused buffer for strings that contain escapes.
     private var scratch: [UInt8] = []
 
-    init(input: ArraySlice<UInt8>, maxDepth: Int) {
+    init(input: ArraySlice<UInt8>, maxDepth: Int, numberRange: JSONParser.NumberRange) {
         self.input = Input(input)
         self.maxDepth = maxDepth
+        self.numberRange = numberRange
     }
 
     // MARK: - Document and values
@@ -410,8 +412,9 @@ struct JSONParserEngine {
 
     // MARK: - Numbers
 
-    /// Parses a number starting at `position` (a `-` or a digit) following the RFC 8259 grammar exactly.
-    private mutating func parseNumber() throws(JSONParseError) -> Double {
+    /// Parses a number starting at `position` (a `-` or a digit) following the RFC 8259 grammar exactly, keeping
+    /// its literal.
+    private mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
         let start = position
         let negative = input[position] == UInt8(ascii: "-")
         if negative {
@@ -448,27 +451,28 @@ struct JSONParserEngine {
             skipDigits()
         }
 
+        let literal = String(decoding: input[start..<position], as: UTF8.self)
+        let value: Double
         if isPlainInteger, integerDigits <= 15 {
             // Exact: every integer below 10^15 is a double.
             var magnitude = 0
             for index in (position - integerDigits)..<position {
                 magnitude = magnitude * 10 + Int(input[index] &- UInt8(ascii: "0"))
             }
-            let value = Double(magnitude)
-            return negative ? -value : value
-        }
-        let text = String(decoding: input[start..<position], as: UTF8.self)
-        guard let value = Double(text) else {
+            value = negative ? -Double(magnitude) : Double(magnitude)
+        } else if let parsed = Double(literal) {
+            value = parsed
+        } else {
             throw JSONParseError(code: .invalidNumber, offset: start, message: "invalid number at byte \(start)")
         }
-        guard value.isFinite else {
+        guard value.isFinite || numberRange == .unlimited else {
             throw JSONParseError(
                 code: .numberNotFinite,
                 offset: start,
                 message: "number at byte \(start) is too large for a double (I-JSON requires finite numbers)"
             )
         }
-        return value
+        return JSONNumber(doubleValue: value, literal: literal)
     }
 
     private func requireDigit(after what: String) throws(JSONParseError) {
@@ -589,6 +593,15 @@ struct JSONParserEngine {
 }
 
 extension JSONParserEngine {
+    /// The number spelled by all of `literal` (any magnitude), or `nil` when it is not exactly one RFC 8259 number.
+    static func number(spelledBy literal: String) -> JSONNumber? {
+        let bytes = Array(literal.utf8)
+        guard let first = bytes.first, first == UInt8(ascii: "-") || isDigit(first) else { return nil }
+        var engine = JSONParserEngine(input: bytes[...], maxDepth: 0, numberRange: .unlimited)
+        guard let number = try? engine.parseNumber(), engine.position == bytes.count else { return nil }
+        return number
+    }
+
     /// A byte slice viewed through zero-based offsets, so that error offsets count from the input's first byte
     /// whatever the slice's own indices are. Every access is bounds-checked by `ArraySlice`.
     struct Input {
