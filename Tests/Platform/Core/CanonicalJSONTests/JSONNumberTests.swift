@@ -1,4 +1,5 @@
 import CanonicalJSON
+import TestSupport
 import Testing
 
 @Suite("JSONNumber: the double for canonical form and equality, the literal for forwarding")
@@ -75,6 +76,25 @@ struct JSONNumberTests {
         let exponent = try parser.parse("1e0")
         let set: Set<JSONValue> = [1, 1.0, exponent, 2]
         #expect(set.count == 2)
+    }
+
+    @Test("short decimals (the parser's exact fast path) read as the standard library reads them", arguments: [3, 4])
+    func shortDecimals(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        for _ in 0..<20_000 {
+            let digits = String(rng.next() % 100_000_000_000_000_000).prefix(Int(1 + rng.next() % 18))
+            let point = Int(rng.next() % UInt64(digits.count + 1))
+            var text = rng.next() % 2 == 0 ? "" : "-"
+            text += point == 0 ? "0" : String(digits.prefix(point))
+            if point < digits.count {
+                text += "." + digits.dropFirst(point)
+            }
+            if rng.next() % 2 == 0 {
+                text += (rng.next() % 2 == 0 ? "e" : "E-") + String(rng.next() % 40)
+            }
+            let expected = try #require(Double(text), "\(text)")
+            #expect(try parser.parse(text).doubleValue?.bitPattern == expected.bitPattern, "\(text)")
+        }
     }
 
     @Test("numberRange .unlimited accepts numbers beyond the double range, keeping their literal")
