@@ -300,7 +300,7 @@ let cribCallTests: [Target] = [
 let beMyEars = Area(name: "BeMyEars")
 let beMyEarsTargets: [Target] = [
     // The signaling logic of BEMYEARS-PROTOCOL.md, over a store protocol (in memory or PostgreSQL).
-    beMyEars.core("BeMyEarsCore"),
+    beMyEars.core("BeMyEarsCore", ["CanonicalJSON"]),
     beMyEars.adapter("BeMyEarsPostgres", ["BeMyEarsCore", postgresNIO, logging]),
     beMyEars.service(
         "BeMyEarsServer",
@@ -316,8 +316,8 @@ let beMyEarsTargets: [Target] = [
 ]
 let beMyEarsTests: [Target] = [
     beMyEars.testSupport(["BeMyEarsCore"]),
-    beMyEars.tests(.core, "BeMyEarsCore"),
-    beMyEars.tests(.adapters, "BeMyEarsPostgres", ["BeMyEarsCore"]),
+    beMyEars.tests(.core, "BeMyEarsCore", ["CanonicalJSON"]),
+    beMyEars.tests(.adapters, "BeMyEarsPostgres", ["BeMyEarsCore", "CanonicalJSON"]),
     beMyEars.tests(
         .services, "BeMyEarsServer",
         ["BeMyEarsCore", "BeMyEarsPostgres", "bemyears-server", hummingbirdTesting, logging, nioCore, nioPosix]

@@ -1,8 +1,8 @@
-// The RFC 8785 §3.2 serializer.
+// The serializers: the RFC 8785 §3.2 canonical form, and the literal form that keeps numbers as they were written.
 
 extension JSONValue {
     /// The RFC 8785 canonical serialization of this value: no whitespace, object members sorted by their
-    /// names' UTF-16 code units, minimal string escaping, ECMAScript number formatting.
+    /// names' UTF-16 code units, minimal string escaping, ECMAScript number formatting of each number's double.
     ///
     /// A `.number` holding a non-finite double (which the parser never produces) is written as `null`,
     /// as ECMAScript's `JSON.stringify` does. Nesting is serialized recursively; parsed values are bounded by
@@ -12,7 +12,7 @@ extension JSONValue {
     public func canonicalBytes() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64)
-        CanonicalJSON.appendValue(self, to: &out)
+        CanonicalJSON.appendValue(self, style: .canonical, to: &out)
         return out
     }
 
@@ -20,18 +20,49 @@ extension JSONValue {
     public var canonicalString: String {
         String(decoding: canonicalBytes(), as: UTF8.self)
     }
+
+    /// Appends the literal serialization of this value: compact like the canonical form and with the same string
+    /// escaping, but every number is written as its literal (`JSONNumber.literal`, the text it was parsed from)
+    /// and object members are sorted by the bytes of their names' UTF-8 form.
+    ///
+    /// Parsing a document and serializing it this way reproduces each number exactly as it was written, so a
+    /// payload that is only forwarded reaches its recipient with the sender's numbers. The output is
+    /// deterministic (the same value always gives the same bytes), but numerically equal values whose literals
+    /// differ (`1` and `1.0`) give different bytes.
+    ///
+    /// - Parameter out: The buffer to append the UTF-8 bytes to.
+    public func serialize(into out: inout [UInt8]) {
+        CanonicalJSON.appendValue(self, style: .literal, to: &out)
+    }
+
+    /// The literal serialization (see `serialize(into:)`) as a string.
+    public var serialized: String {
+        var out: [UInt8] = []
+        serialize(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
 }
 
 extension CanonicalJSON {
-    static func appendValue(_ value: JSONValue, to out: inout [UInt8]) {
+    /// How `appendValue` writes numbers and orders members.
+    enum Style {
+        /// RFC 8785: numbers formatted from their doubles, members in UTF-16 order.
+        case canonical
+        /// Numbers as their literals, members in UTF-8 byte order.
+        case literal
+    }
+
+    static func appendValue(_ value: JSONValue, style: Style, to out: inout [UInt8]) {
         switch value {
         case .null:
             out.append(contentsOf: "null".utf8)
         case .bool(let flag):
             out.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let number):
-            if number.isFinite {
-                NumberFormatting.append(number, to: &out)
+            if style == .literal, let text = number.text {
+                out.append(contentsOf: text.utf8)
+            } else if number.doubleValue.isFinite {
+                NumberFormatting.append(number.doubleValue, to: &out)
             } else {
                 out.append(contentsOf: "null".utf8)
             }
@@ -43,18 +74,23 @@ extension CanonicalJSON {
                 if index > 0 {
                     out.append(UInt8(ascii: ","))
                 }
-                appendValue(element, to: &out)
+                appendValue(element, style: style, to: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (index, member) in sortedMembers(members).enumerated() {
+            let sorted =
+                switch style {
+                case .canonical: sortedMembers(members)
+                case .literal: members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                }
+            for (index, member) in sorted.enumerated() {
                 if index > 0 {
                     out.append(UInt8(ascii: ","))
                 }
                 appendString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                appendValue(member.value, to: &out)
+                appendValue(member.value, style: style, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

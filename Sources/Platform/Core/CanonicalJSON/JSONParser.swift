@@ -1,10 +1,21 @@
 /// A strict JSON parser for RFC 8785 input: the RFC 8259 grammar plus the I-JSON rules of RFC 7493.
 ///
 /// It accepts exactly well-formed UTF-8 JSON text without a byte order mark, any value at the top level,
-/// and rejects duplicate member names, lone surrogate escapes, numbers that overflow a double, nesting
-/// deeper than `Limits.maxDepth` and input longer than `Limits.maxBytes`. Parsing is iterative (an explicit
+/// and rejects duplicate member names, lone surrogate escapes, numbers that overflow a double (unless
+/// `numberRange` is `.unlimited`), nesting deeper than `Limits.maxDepth` and input longer than
+/// `Limits.maxBytes`. Every number keeps its literal (`JSONNumber.literal`). Parsing is iterative (an explicit
 /// stack, no recursion) and linear in the input size.
 public struct JSONParser: Sendable {
+    /// Which numbers the parser accepts; both follow the RFC 8259 grammar exactly.
+    public enum NumberRange: Sendable, Hashable {
+        /// Only numbers that round to a finite double, as I-JSON (RFC 7493 §2.2) and so RFC 8785 require: `1e400`
+        /// is refused as `numberNotFinite`. The default.
+        case finiteDoubles
+        /// Numbers of any magnitude: `1e400` is accepted with its literal (its `doubleValue` is infinite, which the
+        /// canonical form writes as `null`). For documents that are forwarded as written rather than canonicalized.
+        case unlimited
+    }
+
     /// Resource limits applied to every parse.
     public struct Limits: Sendable, Hashable {
         /// The deepest allowed nesting of arrays and objects; a scalar at the top level has depth 0.
@@ -28,12 +39,17 @@ public struct JSONParser: Sendable {
 
     /// The limits this parser enforces.
     public var limits: Limits
+    /// Which numbers this parser accepts.
+    public var numberRange: NumberRange
 
     /// Creates a parser.
     ///
-    /// - Parameter limits: The resource limits to enforce.
-    public init(limits: Limits = .init()) {
+    /// - Parameters:
+    ///   - limits: The resource limits to enforce.
+    ///   - numberRange: Which numbers to accept (default: finite doubles only, as RFC 8785 requires).
+    public init(limits: Limits = .init(), numberRange: NumberRange = .finiteDoubles) {
         self.limits = limits
+        self.numberRange = numberRange
     }
 
     /// Parses one JSON text.
@@ -62,7 +78,7 @@ public struct JSONParser: Sendable {
         } else {
             input = Array(bytes)[...]
         }
-        var engine = JSONParserEngine(input: input, maxDepth: limits.maxDepth)
+        var engine = JSONParserEngine(input: input, maxDepth: limits.maxDepth, numberRange: numberRange)
         return try engine.parseDocument()
     }
 

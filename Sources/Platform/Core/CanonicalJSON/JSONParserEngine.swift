@@ -5,22 +5,45 @@
 struct JSONParserEngine {
     /// One open array or object.
     private struct Frame {
+        /// Below this many members, a key is looked up by comparing it with each member name.
+        static let smallObjectLimit = 8
+
         var isObject: Bool
         var elements: [JSONValue] = []
         var members: [String: JSONValue] = [:]
         var pendingKey: String = ""
+
+        /// The member name already present that equals `key` (by `String` equality, as `Dictionary` compares
+        /// keys), if any. Comparing with a few names costs less than hashing `key` once more.
+        func existingKey(equalTo key: String) -> String? {
+            if members.count < Frame.smallObjectLimit {
+                return members.keys.first { $0 == key }
+            }
+            return members.index(forKey: key).map { members[$0].key }
+        }
+
+        /// Adds `value` under `pendingKey`.
+        mutating func addMember(_ value: JSONValue) {
+            if members.count == 1 {
+                // Grow once for a typical object rather than rehashing at 2, 4 and 7 members.
+                members.reserveCapacity(Frame.smallObjectLimit)
+            }
+            members[pendingKey] = value
+        }
     }
 
     /// The input bytes, addressed by offsets counted from its first byte.
     private let input: Input
     private let maxDepth: Int
+    private let numberRange: JSONParser.NumberRange
     private var position = 0
     /// Reused buffer for strings that contain escapes.
     private var scratch: [UInt8] = []
 
-    init(input: ArraySlice<UInt8>, maxDepth: Int) {
+    init(input: ArraySlice<UInt8>, maxDepth: Int, numberRange: JSONParser.NumberRange) {
         self.input = Input(input)
         self.maxDepth = maxDepth
+        self.numberRange = numberRange
     }
 
     // MARK: - Document and values
@@ -46,7 +69,15 @@ struct JSONParserEngine {
     }
 
     private mutating func parseValueTree() throws(JSONParseError) -> JSONValue {
-        var stack: [Frame] = []
+        // The innermost open container, and those around it: a document without nesting needs no stack.
+        var current: Frame?
+        var enclosing: [Frame] = []
+        func open(_ frame: Frame) {
+            if let outer = current {
+                enclosing.append(outer)
+            }
+            current = frame
+        }
         nextValue: while true {
             skipWhitespace()
             guard position < input.count else {
@@ -55,7 +86,7 @@ struct JSONParserEngine {
             var value: JSONValue
             switch input[position] {
             case UInt8(ascii: "{"):
-                try checkDepth(stack.count)
+                try checkDepth(enclosing.count + (current == nil ? 0 : 1))
                 position += 1
                 skipWhitespace()
                 if position < input.count, input[position] == UInt8(ascii: "}") {
@@ -64,18 +95,18 @@ struct JSONParserEngine {
                 } else {
                     var frame = Frame(isObject: true)
                     try readMemberName(into: &frame)
-                    stack.append(frame)
+                    open(frame)
                     continue nextValue
                 }
             case UInt8(ascii: "["):
-                try checkDepth(stack.count)
+                try checkDepth(enclosing.count + (current == nil ? 0 : 1))
                 position += 1
                 skipWhitespace()
                 if position < input.count, input[position] == UInt8(ascii: "]") {
                     position += 1
                     value = .array([])
                 } else {
-                    stack.append(Frame(isObject: false))
+                    open(Frame(isObject: false))
                     continue nextValue
                 }
             case UInt8(ascii: "\""):
@@ -96,26 +127,26 @@ struct JSONParserEngine {
             }
 
             // Attach the finished value to the enclosing containers, closing as many as end here.
-            while let top = stack.indices.last {
+            while current != nil {
                 skipWhitespace()
-                if stack[top].isObject {
-                    let key = stack[top].pendingKey
-                    stack[top].members[key] = value
+                if current!.isObject {
+                    current!.addMember(value)
                     guard position < input.count else { throw endError(expected: "',' or '}'") }
                     switch input[position] {
                     case UInt8(ascii: ","):
                         position += 1
                         skipWhitespace()
-                        try readMemberName(into: &stack[top])
+                        try readMemberName(into: &current!)
                         continue nextValue
                     case UInt8(ascii: "}"):
                         position += 1
-                        value = .object(stack.removeLast().members)
+                        value = .object(current!.members)
+                        current = enclosing.popLast()
                     default:
                         throw unexpectedError(expected: "',' or '}'")
                     }
                 } else {
-                    stack[top].elements.append(value)
+                    current!.elements.append(value)
                     guard position < input.count else { throw endError(expected: "',' or ']'") }
                     switch input[position] {
                     case UInt8(ascii: ","):
@@ -123,7 +154,8 @@ struct JSONParserEngine {
                         continue nextValue
                     case UInt8(ascii: "]"):
                         position += 1
-                        value = .array(stack.removeLast().elements)
+                        value = .array(current!.elements)
+                        current = enclosing.popLast()
                     default:
                         throw unexpectedError(expected: "',' or ']'")
                     }
@@ -151,8 +183,7 @@ struct JSONParserEngine {
         }
         let keyOffset = position
         let key = try parseString()
-        if let existing = frame.members.index(forKey: key) {
-            let earlier = frame.members[existing].key
+        if let earlier = frame.existingKey(equalTo: key) {
             let shown = JSONParserEngine.quoted(key)
             if JSONValue.sameScalars(earlier, key) {
                 throw JSONParseError(
@@ -225,6 +256,13 @@ struct JSONParserEngine {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: input[contentStart..<position])
         while position < input.count {
+            // Copy plain ASCII runs between escapes in one go.
+            let runEnd = input.endOfPlainStringRun(from: position)
+            if runEnd > position {
+                scratch.append(contentsOf: input[position..<runEnd])
+                position = runEnd
+                guard position < input.count else { break }
+            }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
@@ -233,9 +271,6 @@ struct JSONParserEngine {
                 try decodeEscape()
             } else if byte < 0x20 {
                 throw controlCharacterError()
-            } else if byte < 0x80 {
-                scratch.append(byte)
-                position += 1
             } else {
                 let length = try validatedSequenceLength()
                 scratch.append(contentsOf: input[position..<(position + length)])
@@ -410,14 +445,16 @@ struct JSONParserEngine {
 
     // MARK: - Numbers
 
-    /// Parses a number starting at `position` (a `-` or a digit) following the RFC 8259 grammar exactly.
-    private mutating func parseNumber() throws(JSONParseError) -> Double {
+    /// Parses a number starting at `position` (a `-` or a digit) following the RFC 8259 grammar exactly, keeping
+    /// its literal.
+    private mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
         let start = position
         let negative = input[position] == UInt8(ascii: "-")
         if negative {
             position += 1
         }
         try requireDigit(after: "'-'")
+        let integerStart = position
         if input[position] == UInt8(ascii: "0") {
             position += 1
             if position < input.count, JSONParserEngine.isDigit(input[position]) {
@@ -430,43 +467,72 @@ struct JSONParserEngine {
         } else {
             skipDigits()
         }
-        let integerDigits = position - start - (negative ? 1 : 0)
-        var isPlainInteger = true
+        let integer = integerStart..<position
+        var fraction = position..<position
         if position < input.count, input[position] == UInt8(ascii: ".") {
-            isPlainInteger = false
             position += 1
             try requireDigit(after: "the decimal point")
+            let fractionStart = position
             skipDigits()
+            fraction = fractionStart..<position
         }
+        var exponent = 0
         if position < input.count, input[position] | 0x20 == UInt8(ascii: "e") {
-            isPlainInteger = false
             position += 1
+            var exponentSign = 1
             if position < input.count, input[position] == UInt8(ascii: "+") || input[position] == UInt8(ascii: "-") {
+                exponentSign = input[position] == UInt8(ascii: "-") ? -1 : 1
                 position += 1
             }
             try requireDigit(after: "the exponent marker")
+            let exponentStart = position
             skipDigits()
+            // Longer exponents only matter to the slow path; Int.max keeps them out of the fast one.
+            exponent = position - exponentStart <= 4 ? exponentSign * decimalValue(exponentStart..<position) : .max
         }
 
-        if isPlainInteger, integerDigits <= 15 {
-            // Exact: every integer below 10^15 is a double.
-            var magnitude = 0
-            for index in (position - integerDigits)..<position {
-                magnitude = magnitude * 10 + Int(input[index] &- UInt8(ascii: "0"))
-            }
-            let value = Double(magnitude)
-            return negative ? -value : value
-        }
-        let text = String(decoding: input[start..<position], as: UTF8.self)
-        guard let value = Double(text) else {
+        let literal = String(decoding: input[start..<position], as: UTF8.self)
+        let value: Double
+        if let exact = fastPathValue(integer: integer, fraction: fraction, exponent: exponent) {
+            value = negative ? -exact : exact
+        } else if let parsed = Double(literal) {
+            value = parsed
+        } else {
             throw JSONParseError(code: .invalidNumber, offset: start, message: "invalid number at byte \(start)")
         }
-        guard value.isFinite else {
+        guard value.isFinite || numberRange == .unlimited else {
             throw JSONParseError(
                 code: .numberNotFinite,
                 offset: start,
                 message: "number at byte \(start) is too large for a double (I-JSON requires finite numbers)"
             )
+        }
+        return JSONNumber(doubleValue: value, literal: literal)
+    }
+
+    /// The powers of ten a double holds exactly.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ]
+
+    /// The magnitude of a number with these digits, when one IEEE operation computes it correctly rounded: at most
+    /// 15 significant digits (an exact double) scaled by a power of ten up to 10^22 (also exact). Else `nil`, for
+    /// the standard library's parser.
+    private func fastPathValue(integer: Range<Int>, fraction: Range<Int>, exponent: Int) -> Double? {
+        guard integer.count + fraction.count <= 15 else { return nil }
+        let scale = exponent - fraction.count
+        guard scale >= -22, scale <= 22 else { return nil }
+        let digits = Double(decimalValue(fraction, after: decimalValue(integer)))
+        let power = JSONParserEngine.exactPowersOfTen[abs(scale)]
+        return scale < 0 ? digits / power : digits * power
+    }
+
+    /// The value of `prefix` followed by a run of decimal digits, together at most 18 digits.
+    private func decimalValue(_ digits: Range<Int>, after prefix: Int = 0) -> Int {
+        var value = prefix
+        for index in digits {
+            value = value * 10 + Int(input[index] &- UInt8(ascii: "0"))
         }
         return value
     }
@@ -589,6 +655,15 @@ struct JSONParserEngine {
 }
 
 extension JSONParserEngine {
+    /// The number spelled by all of `literal` (any magnitude), or `nil` when it is not exactly one RFC 8259 number.
+    static func number(spelledBy literal: String) -> JSONNumber? {
+        let bytes = Array(literal.utf8)
+        guard let first = bytes.first, first == UInt8(ascii: "-") || isDigit(first) else { return nil }
+        var engine = JSONParserEngine(input: bytes[...], maxDepth: 0, numberRange: .unlimited)
+        guard let number = try? engine.parseNumber(), engine.position == bytes.count else { return nil }
+        return number
+    }
+
     /// A byte slice viewed through zero-based offsets, so that error offsets count from the input's first byte
     /// whatever the slice's own indices are. Every access is bounds-checked by `ArraySlice`.
     struct Input {

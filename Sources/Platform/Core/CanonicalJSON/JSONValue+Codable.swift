@@ -35,7 +35,7 @@ extension JSONValue: Codable {
         switch self {
         case .null: try container.encodeNil()
         case .bool(let flag): try container.encode(flag)
-        case .number(let number): try container.encode(number)
+        case .number(let number): try container.encode(number.doubleValue)
         case .string(let text): try container.encode(text)
         case .array(let elements): try container.encode(elements)
         case .object(let members): try container.encode(members)

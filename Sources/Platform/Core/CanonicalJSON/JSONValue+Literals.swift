@@ -19,11 +19,11 @@ extension JSONValue: ExpressibleByBooleanLiteral {
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
-    /// Creates `.number` from an integer literal (converted to the nearest `Double`).
+    /// Creates `.number` from an integer literal: its value is the nearest `Double`, its literal all the digits.
     ///
     /// - Parameter value: The integer literal.
     public init(integerLiteral value: Int) {
-        self = .number(Double(value))
+        self = .number(JSONNumber(value))
     }
 }
 

@@ -5,7 +5,8 @@
 ///
 /// Equality is *exact*: two values are equal exactly when they have the same canonical serialization.
 /// Strings and object keys compare by Unicode scalars, not by Swift's canonical-equivalence `String`
-/// equality, and numbers compare as `Double` (so `0.0 == -0.0`, both serializing as `0`).
+/// equality, and numbers compare as `Double` (so `0.0 == -0.0`, both serializing as `0`), not by their literals
+/// (see `JSONNumber`).
 ///
 /// Because `.object` is a Swift `Dictionary`, an object cannot hold two keys that are distinct scalar
 /// sequences but canonically equivalent (for example U+00C5 and `A` U+030A); `JSONParser` rejects such input
@@ -15,8 +16,9 @@ public enum JSONValue: Sendable {
     case null
     /// The literals `true` and `false`.
     case bool(Bool)
-    /// A number. Always a finite double (I-JSON); a non-finite value serializes as `null`.
-    case number(Double)
+    /// A number: its `Double` value and the literal it was written as. Parsed numbers are finite doubles unless
+    /// the parser allows `JSONParser.NumberRange.unlimited`; a non-finite value serializes as `null`.
+    case number(JSONNumber)
     /// A string, kept with its exact Unicode scalars.
     case string(String)
     /// An ordered array.
@@ -28,14 +30,28 @@ public enum JSONValue: Sendable {
 // MARK: - Accessors
 
 extension JSONValue {
+    /// A number made from a `Double` (see `JSONNumber.init(_:)`), so that `.number(2.5)` and `.number(x)` read
+    /// as they did when numbers were plain doubles.
+    ///
+    /// - Parameter value: The number's value; a non-finite one serializes as `null`.
+    /// - Returns: `.number(JSONNumber(value))`.
+    public static func number(_ value: Double) -> JSONValue {
+        .number(JSONNumber(value))
+    }
+
     /// The string payload, or `nil` when this is not a `.string`.
     public var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }
 
     /// The number payload, or `nil` when this is not a `.number`.
-    public var doubleValue: Double? {
+    public var numberValue: JSONNumber? {
         if case .number(let value) = self { value } else { nil }
+    }
+
+    /// The number payload's `Double` value, or `nil` when this is not a `.number`.
+    public var doubleValue: Double? {
+        if case .number(let value) = self { value.doubleValue } else { nil }
     }
 
     /// The Boolean payload, or `nil` when this is not a `.bool`.
@@ -92,7 +108,7 @@ extension JSONValue: Hashable {
         case (.bool(let a), .bool(let b)):
             return a == b
         case (.number(let a), .number(let b)):
-            return a == b || (a.isNaN && b.isNaN)
+            return a == b
         case (.string(let a), .string(let b)):
             return JSONValue.sameScalars(a, b)
         case (.array(let a), .array(let b)):
@@ -122,7 +138,7 @@ extension JSONValue: Hashable {
             hasher.combine(value)
         case .number(let value):
             hasher.combine(2 as UInt8)
-            hasher.combine(value.isNaN ? Double.nan : value)
+            hasher.combine(value)
         case .string(let value):
             hasher.combine(3 as UInt8)
             hasher.combine(value)

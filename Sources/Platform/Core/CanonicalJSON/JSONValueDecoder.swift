@@ -109,7 +109,7 @@ private enum Unbox {
         guard case .number(let number) = value else {
             throw mismatch(Double.self, found: value, codingPath: codingPath)
         }
-        return number
+        return number.doubleValue
     }
 
     static func float(_ value: JSONValue, codingPath: [any CodingKey]) throws -> Float {

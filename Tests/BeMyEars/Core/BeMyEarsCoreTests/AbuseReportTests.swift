@@ -1,5 +1,6 @@
 import BeMyEarsCore
 import BeMyEarsTestSupport
+import CanonicalJSON
 import Testing
 
 @Suite("REPORT_ABUSE during a call and up to 5 minutes after")

@@ -1,4 +1,5 @@
 import BeMyEarsCore
+import CanonicalJSON
 import Testing
 
 /// Seed §9.2: only the two parties exchange signaling for a callId; unknown or ended callIds, role violations

@@ -1,5 +1,6 @@
 import BeMyEarsCore
 import BeMyEarsTestSupport
+import CanonicalJSON
 import Testing
 
 @Suite("Calls: request, ring, accept, relay, busy")

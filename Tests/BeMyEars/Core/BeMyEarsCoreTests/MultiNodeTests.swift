@@ -1,5 +1,6 @@
 import BeMyEarsCore
 import BeMyEarsTestSupport
+import CanonicalJSON
 import Testing
 
 /// Several server processes over one shared store: sessions on different nodes, timers fired by any node,

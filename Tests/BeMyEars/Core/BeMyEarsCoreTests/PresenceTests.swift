@@ -1,4 +1,5 @@
 import BeMyEarsCore
+import CanonicalJSON
 import Testing
 
 @Suite("Presence: AVAILABLE interpreters, byte order, pushed to every caller")

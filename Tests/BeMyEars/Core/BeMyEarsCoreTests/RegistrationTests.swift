@@ -1,5 +1,6 @@
 import BeMyEarsCore
 import BeMyEarsTestSupport
+import CanonicalJSON
 import Testing
 
 @Suite("Registration: REGISTER, its errors, and the registration gate")

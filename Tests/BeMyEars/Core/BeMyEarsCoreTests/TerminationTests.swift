@@ -1,5 +1,6 @@
 import BeMyEarsCore
 import BeMyEarsTestSupport
+import CanonicalJSON
 import Testing
 
 /// Seed §7.3: every way a call ends returns the interpreter to AVAILABLE (when still connected), tells both

@@ -90,7 +90,7 @@ struct RandomJSON {
         switch value {
         case .null: out += Array("null".utf8)
         case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
-        case .number(let number): out += Array(number.description.utf8)
+        case .number(let number): out += Array(number.doubleValue.description.utf8)
         case .string(let text): writeSloppyString(text, to: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))

@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 
 /// Handling of each client message once the session gate (LocalSession.interpret) let it through.

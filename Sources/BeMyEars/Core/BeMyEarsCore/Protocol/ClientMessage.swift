@@ -1,3 +1,5 @@
+public import CanonicalJSON
+
 /// A message from a client, with its fields checked and typed.
 public enum ClientMessage: Sendable, Hashable {
     /// `REGISTER {payload:{username, role}}`; the username is validated and lowercased.

@@ -1,3 +1,5 @@
+public import CanonicalJSON
+
 /// The messages the server sends, built exactly as BEMYEARS-PROTOCOL.md shows them.
 extension Envelope {
     /// `REGISTERED {payload:{username, role, heartbeatIntervalSec, presenceTtlSec, iceServers}}`.

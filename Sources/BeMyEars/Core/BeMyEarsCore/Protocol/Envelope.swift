@@ -1,3 +1,5 @@
+public import CanonicalJSON
+
 /// One protocol message: `{"type", "callId", "from", "to", "payload"}` exactly as seed §10, unused fields
 /// omitted.
 ///

@@ -1,12 +1,17 @@
+import CanonicalJSON
+
 /// Text frame ⇄ ``Envelope``.
 ///
-/// Decoding is strict RFC 8259 JSON (no duplicate keys, nesting limit 64). Encoding is deterministic: the
-/// envelope's fields in the order `type, callId, from, to, payload`, absent ones omitted, no whitespace,
-/// payload object keys sorted by their UTF-8 bytes, numbers as their literal text. Equal envelopes give
-/// identical text.
+/// Decoding is strict RFC 8259 JSON (CanonicalJSON's parser: no duplicate keys, no lone surrogates, nesting limit
+/// 64, numbers of any magnitude kept as written). Encoding is deterministic: the envelope's fields in the order
+/// `type, callId, from, to, payload`, absent ones omitted, no whitespace, payload object keys sorted by their UTF-8
+/// bytes, numbers as their literal text (`JSONValue.serialize(into:)`). Envelopes built the same way give
+/// identical text, and a decoded payload is encoded again with exactly the sender's numbers.
 public enum EnvelopeCodec {
     /// The largest text frame accepted, in bytes of UTF-8.
     public static let maximumFrameBytes = 65_536
+    /// The deepest nesting of objects and arrays accepted, the envelope object included.
+    static let maximumDepth = 64
 
     /// Decodes one text frame.
     ///
@@ -30,11 +35,15 @@ public enum EnvelopeCodec {
         }
         let document: JSONValue
         do {
-            document = try JSONParser.parse(text)
+            let parser = JSONParser(
+                limits: .init(maxDepth: maximumDepth, maxBytes: maximumBytes),
+                numberRange: .unlimited
+            )
+            document = try parser.parse(text)
         } catch {
             throw EnvelopeDecodingError(
                 code: .notJSON,
-                message: "This message is not valid JSON (\(error.summary)); send one JSON object per text frame."
+                message: "This message is not valid JSON (\(summary(of: error))); send one JSON object per text frame."
             )
         }
         guard case .object(let members) = document else {
@@ -59,10 +68,10 @@ public enum EnvelopeCodec {
         let callId = try optionalString("callId", in: members, type: typeName)
         let to = try optionalString("to", in: members, type: typeName)
         let from = members["from"]?.stringValue
-        let payload: JSONValue?
-        switch members["payload"] {
-        case nil, .null?: payload = nil
-        case .object?: payload = members["payload"]
+        var payload = members["payload"]
+        switch payload {
+        case nil, .object?: break
+        case .null?: payload = nil
         case .some:
             throw EnvelopeDecodingError(
                 code: .invalidField,
@@ -76,15 +85,15 @@ public enum EnvelopeCodec {
     public static func encode(_ envelope: Envelope) -> String {
         var output: [UInt8] = []
         output.append(contentsOf: #"{"type":"#.utf8)
-        JSONValue.writeString(envelope.type.rawValue, into: &output)
+        JSONValue.string(envelope.type.rawValue).serialize(into: &output)
         for (name, value) in [("callId", envelope.callId), ("from", envelope.from), ("to", envelope.to)] {
             guard let value else { continue }
             output.append(contentsOf: ",\"\(name)\":".utf8)
-            JSONValue.writeString(value, into: &output)
+            JSONValue.string(value).serialize(into: &output)
         }
         if let payload = envelope.payload {
             output.append(contentsOf: #","payload":"#.utf8)
-            payload.write(into: &output)
+            payload.serialize(into: &output)
         }
         output.append(UInt8(ascii: "}"))
         return String(decoding: output, as: UTF8.self)
@@ -100,6 +109,23 @@ public enum EnvelopeCodec {
         case .string(let value)?: return value
         case .some:
             throw EnvelopeDecodingError(code: .invalidField, message: "\"\(name)\" of \(type) must be a string.")
+        }
+    }
+
+    /// What is wrong with a frame that is not JSON, in the words ERROR messages have always used.
+    static func summary(of error: JSONParseError) -> String {
+        switch error.code {
+        case .unexpectedEnd: "the text ends in the middle of a value"
+        case .invalidNumber: "malformed number at byte \(error.offset)"
+        case .invalidEscape: "malformed escape sequence at byte \(error.offset)"
+        case .controlCharacterInString: "unescaped control character in a string at byte \(error.offset)"
+        case .loneSurrogate: "\\u escape of a lone UTF-16 surrogate at byte \(error.offset)"
+        case .duplicateKey: "an object repeats a key (at byte \(error.offset))"
+        case .tooDeep: "values are nested more than \(maximumDepth) levels deep"
+        case .trailingData: "extra characters after the JSON value at byte \(error.offset)"
+        // unexpectedCharacter, and what a frame cannot cause (invalidUTF8: a String is UTF-8; tooLarge: the size
+        // was checked first; numberNotFinite: numbers of any magnitude are accepted).
+        default: "unexpected character at byte \(error.offset)"
         }
     }
 

@@ -1,3 +1,5 @@
+public import CanonicalJSON
+
 /// A STUN or TURN server handed to clients in REGISTERED's `iceServers` (the shape of WebRTC's `RTCIceServer`).
 public struct ICEServer: Sendable, Hashable, Codable {
     /// `stun:` / `turn:` / `turns:` URLs.

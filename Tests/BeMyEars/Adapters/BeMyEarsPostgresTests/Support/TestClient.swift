@@ -1,4 +1,5 @@
 import BeMyEarsCore
+import CanonicalJSON
 import Foundation
 import TestSupport
 

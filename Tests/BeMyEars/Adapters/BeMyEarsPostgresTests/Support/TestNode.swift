@@ -1,6 +1,7 @@
 import BeMyEarsCore
 import BeMyEarsPostgres
 import BeMyEarsTestSupport
+import CanonicalJSON
 import Synchronization
 import TestSupport
 import Testing
