@@ -1,41 +1,37 @@
-import CGStreamer
 import Foundation
+import GStreamer
 
-/// Encodes test audio into compressed formats with GStreamer's own encoders (test-only: the paths are the tests'
-/// own temporary paths, so parsing a pipeline description is safe here).
+/// Encodes test audio into compressed formats with GStreamer's own encoders, through the GStreamer adapter:
+/// `filesrc ! wavparse ! audioconvert ! <encoder elements> ! filesink`.
 enum EncodedFile {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    /// Encodes a WAV file with `encoder` (a pipeline fragment such as `flacenc` or `vorbisenc ! oggmux`).
-    static func encode(wav: String, to output: String, with encoder: String) throws {
-        guard gst_init_check(nil, nil, nil) != 0 else { throw Failure(description: "gst_init_check failed") }
-        var error: UnsafeMutablePointer<GError>?
-        let description =
-            "filesrc location=\"\(wav)\" ! wavparse ! audioconvert ! \(encoder) ! "
-            + "filesink location=\"\(output)\""
-        guard let pipeline = gst_parse_launch(description, &error) else {
-            defer { g_clear_error(&error) }
-            throw Failure(
-                description: "cannot build '\(description)': "
-                    + (error.map { String(cString: $0.pointee.message) } ?? "?"))
+    /// Encodes a WAV file with `encoder`, a chain of element factories such as `["flacenc"]` or
+    /// `["vorbisenc", "oggmux"]`.
+    static func encode(wav: String, to output: String, with encoder: [String]) throws {
+        let pipeline = try Pipeline(name: "test-encode")
+        defer { pipeline.tearDown() }
+        let source = try pipeline.make("filesrc", name: "source")
+        source.set("location", wav)
+        let sink = try pipeline.make("filesink", name: "sink")
+        sink.set("location", output)
+        var chain = [source, try pipeline.make("wavparse", name: nil), try pipeline.make("audioconvert", name: nil)]
+        for factory in encoder { chain.append(try pipeline.make(factory, name: nil)) }
+        try pipeline.link(chain + [sink])
+        guard pipeline.setState(.playing) else {
+            throw Failure(description: "encoding with \(encoder) did not start")
         }
-        g_clear_error(&error)
-        defer {
-            gst_element_set_state(pipeline, GST_STATE_NULL)
-            gst_object_unref(pipeline)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            guard let message = pipeline.bus.pop(timeout: .milliseconds(100)) else { continue }
+            switch message.kind {
+            case .endOfStream: return
+            case .error(let failure): throw Failure(description: "encoding with \(encoder) failed: \(failure.reason)")
+            default: continue
+            }
         }
-        let bus = gst_element_get_bus(pipeline)
-        defer { gst_object_unref(bus) }
-        gst_element_set_state(pipeline, GST_STATE_PLAYING)
-        let types = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)
-        guard let message = gst_bus_timed_pop_filtered(bus, 10 * cgst_second, types) else {
-            throw Failure(description: "encoding with \(encoder) timed out")
-        }
-        defer { gst_message_unref(message) }
-        guard cgst_message_type(message) == GST_MESSAGE_EOS else {
-            throw Failure(description: "encoding with \(encoder) failed")
-        }
+        throw Failure(description: "encoding with \(encoder) timed out")
     }
 }

@@ -63,9 +63,9 @@ struct FileCaptureTests {
 
     @Test(
         "compressed files are decoded and looped too",
-        arguments: [("flac", "flacenc"), ("ogg", "vorbisenc ! oggmux"), ("opus", "opusenc ! oggmux")]
+        arguments: [("flac", ["flacenc"]), ("ogg", ["vorbisenc", "oggmux"]), ("opus", ["opusenc", "oggmux"])]
     )
-    func compressedFile(suffix: String, encoder: String) async throws {
+    func compressedFile(suffix: String, encoder: [String]) async throws {
         let files = try Files()
         let plain = try Subprocess.temporaryDirectory("audio-capture-encode")
         defer { try? FileManager.default.removeItem(at: plain) }
