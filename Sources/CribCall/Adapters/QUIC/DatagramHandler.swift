@@ -56,7 +56,6 @@ extension ReopeningDatagramEndpoint {
         eventLoop.assumeIsolated().scheduleTask(in: delay) {
             guard bound.value.wantsSocket else { return }
             DatagramBootstrap(group: eventLoop)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(DatagramHandler(bound.value))

@@ -39,8 +39,9 @@ public final class QUICListener: ControlListener {
             throw ControlTransportError.handshakeFailed("\(error)")
         }
         let (connections, continuation) = AsyncStream.makeStream(of: (any ControlConnection).self)
+        // No SO_REUSEADDR: for UDP it would let a second monitor bind the same port (and port 0 pick one already
+        // taken), silently splitting the packets between two servers with different certificates.
         let bootstrap = DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let endpoint = ServerEndpoint(
