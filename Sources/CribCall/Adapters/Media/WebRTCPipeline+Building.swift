@@ -182,8 +182,7 @@ extension WebRTCPipeline {
         let element = try make("appsrc", "source", in: pipeline)
         element.set(
             "caps",
-            parsing:
-                "audio/x-raw,format=\(AppSource.nativeFloatFormat),rate=\(sampleRate),channels=1,layout=interleaved"
+            parsing: GStreamer.monoFloatCaps(rate: sampleRate)
         )
         element.set("format", parsing: "time")
         element.set("is-live", true)

@@ -71,7 +71,7 @@ extension WebRTCPipeline {
             let caps = try Self.make("capsfilter", "output-caps", in: pipeline)
             caps.set(
                 "caps",
-                parsing: "audio/x-raw,format=\(AppSource.nativeFloatFormat),rate=48000,channels=1,layout=interleaved"
+                parsing: GStreamer.monoFloatCaps(rate: 48_000)
             )
             let sink = try Self.make("appsink", "output", in: pipeline)
             sink.set("async", false)

@@ -273,15 +273,6 @@ final class WebRTCPipeline: Sendable {
         }
     }
 
-    /// Yields an event unless the run is ending (`.ended` is yielded by ``run()`` only). The lock keeps the
-    /// order of events from different GStreamer threads.
-    private func yield(_ event: MediaEvent) {
-        state.withLock { state in
-            guard !state.signaling.hasEnded else { return }
-            continuation.yield(event)
-        }
-    }
-
     /// Runs one step of the signaling machine under the lock and yields the event it returns there (the lock keeps
     /// the order of events from different GStreamer threads).
     func signal(_ step: (inout PeerSignaling) -> MediaEvent?) {
@@ -416,9 +407,8 @@ final class WebRTCPipeline: Sendable {
         case .refused(let reason):
             end(reason)
         case .retry:
-            let delay = CertificateCheck.retryInterval.components
-            let milliseconds = Int(delay.seconds * 1000 + delay.attoseconds / 1_000_000_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
+            Task { [self] in
+                try? await Task.sleep(for: CertificateCheck.retryInterval)
                 connected(attempt: attempt + 1)
             }
         }

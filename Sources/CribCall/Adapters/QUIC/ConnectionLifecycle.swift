@@ -15,16 +15,7 @@ struct ConnectionLifecycle: Sendable {
         case finished
     }
 
-    /// How the handshake promise ends, when the connection ends before it succeeded.
-    enum HandshakeFailure: Sendable, Hashable {
-        /// The server's certificate is not the pinned one.
-        case pinMismatch
-        case failed(ConnectionCloseReason)
-    }
-
     enum Action: Sendable, Hashable {
-        /// The client opens the control stream.
-        case openControlStream
         case succeedHandshake
         /// Tell the endpoint the connection is up.
         case announceEstablished
@@ -36,9 +27,9 @@ struct ConnectionLifecycle: Sendable {
         /// Write CONNECTION_CLOSE and send it: an application close with the code of a `.local` reason, else the
         /// transport error the caller closes with.
         case sendConnectionClose(ConnectionCloseReason)
-        /// The connection is over for its users: fail the handshake if it had not succeeded, fail the send waiters,
-        /// finish the inbound frames, complete `closed` with the reason.
-        case end(ConnectionCloseReason, handshake: HandshakeFailure?)
+        /// The connection is over for its users: fail the handshake if `failsHandshake` (it had not succeeded yet),
+        /// fail the send waiters, finish the inbound frames, complete `closed` with the reason.
+        case end(ConnectionCloseReason, failsHandshake: Bool)
         /// Stay reachable for three PTOs, then `finish`.
         case linger
         /// Cancel the timer and leave the endpoint's routing table.
@@ -58,7 +49,6 @@ struct ConnectionLifecycle: Sendable {
     /// A graceful close waiting for its frames to be acknowledged.
     private(set) var pendingCloseCode: UInt64?
     private var handshakeResolved = false
-    private var pinMismatch = false
 
     /// The handshake or the established connection: packets flow, timers matter.
     var isOpen: Bool { phase == .handshaking || phase == .established }
@@ -75,18 +65,13 @@ struct ConnectionLifecycle: Sendable {
         }
     }
 
-    /// The client refused the server's certificate: the handshake will fail with a pin mismatch.
-    mutating func refusedPinnedCertificate() {
-        pinMismatch = true
-    }
-
     /// ngtcp2 completed the handshake. Returns nil to refuse it when the peer's certificate was never verified
     /// (GnuTLS verifies only a certificate that arrives).
-    mutating func handshakeCompleted(peerVerified: Bool, isClient: Bool) -> [Action]? {
+    mutating func handshakeCompleted(peerVerified: Bool) -> [Action]? {
         guard peerVerified, phase == .handshaking else { return nil }
         phase = .established
         handshakeResolved = true
-        return (isClient ? [.openControlStream] : []) + [.succeedHandshake, .announceEstablished]
+        return [.succeedHandshake, .announceEstablished]
     }
 
     /// A user asks to close with `code`: at once during the handshake or with nothing unacknowledged, else after
@@ -146,13 +131,10 @@ struct ConnectionLifecycle: Sendable {
     private mutating func end(_ reason: ConnectionCloseReason) -> [Action] {
         guard closedReason == nil else { return [] }
         closedReason = reason
-        var handshake: HandshakeFailure?
-        if !handshakeResolved {
-            handshakeResolved = true
-            handshake = pinMismatch ? .pinMismatch : .failed(reason)
-        }
+        let failsHandshake = !handshakeResolved
+        handshakeResolved = true
         let cancel: [Action] = pendingCloseCode == nil ? [] : [.cancelCloseDeadline]
         pendingCloseCode = nil
-        return cancel + [.end(reason, handshake: handshake)]
+        return cancel + [.end(reason, failsHandshake: failsHandshake)]
     }
 }

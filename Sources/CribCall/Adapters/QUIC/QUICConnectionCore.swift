@@ -250,7 +250,6 @@ final class QUICConnectionCore {
         let fingerprint = CertificateFingerprint(certificateDER: der)
         if let pinnedFingerprint, fingerprint != pinnedFingerprint {
             pinMismatch = fingerprint
-            lifecycle.refusedPinnedCertificate()
             return GNUTLS_E_CERTIFICATE_ERROR
         }
         // Both sides use Ed25519 device certificates (PROTOCOL.md §1).
@@ -459,17 +458,17 @@ final class QUICConnectionCore {
 
     private func handshakeCompleted() -> Int32 {
         // GnuTLS calls the verify function only when a certificate arrives; never proceed without one.
-        guard let actions = lifecycle.handshakeCompleted(peerVerified: peer != nil, isClient: role == .client) else {
+        guard let actions = lifecycle.handshakeCompleted(peerVerified: peer != nil) else {
             return NGTCP2_ERR_CALLBACK_FAILURE
         }
-        if actions.contains(.openControlStream) {
+        if role == .client {
             var stream: Int64 = -1
             guard ngtcp2_conn_open_bidi_stream(connection, &stream, nil) == 0 else {
                 return NGTCP2_ERR_CALLBACK_FAILURE
             }
             controlStream = stream
         }
-        perform(actions.filter { $0 != .openControlStream })
+        perform(actions)
         return 0
     }
 
@@ -499,8 +498,6 @@ final class QUICConnectionCore {
     ) {
         for action in actions {
             switch action {
-            case .openControlStream:
-                break  // done by handshakeCompleted, which needs its status
             case .succeedHandshake:
                 handshake.succeed()
             case .announceEstablished:
@@ -526,8 +523,8 @@ final class QUICConnectionCore {
                     error = transportError
                 }
                 sendConnectionClose(error)
-            case .end(let reason, let handshakeFailure):
-                end(reason, handshakeFailure: handshakeFailure)
+            case .end(let reason, let failsHandshake):
+                end(reason, failsHandshake: failsHandshake)
             case .linger:
                 lingerThenFinish()
             case .forget:
@@ -586,18 +583,13 @@ final class QUICConnectionCore {
     }
 
     /// The connection is over for its user: fail or finish everything waiting on it.
-    private func end(_ reason: ConnectionCloseReason, handshakeFailure: ConnectionLifecycle.HandshakeFailure?) {
-        switch handshakeFailure {
-        case .pinMismatch?:
+    private func end(_ reason: ConnectionCloseReason, failsHandshake: Bool) {
+        if failsHandshake {
             if let mismatch = pinMismatch, let pinnedFingerprint {
                 handshake.fail(ControlTransportError.fingerprintMismatch(expected: pinnedFingerprint, actual: mismatch))
             } else {
                 handshake.fail(ControlTransportError.handshakeFailed("\(reason)"))
             }
-        case .failed(let reason)?:
-            handshake.fail(ControlTransportError.handshakeFailed("\(reason)"))
-        case nil:
-            break
         }
         let waiters = sendWaiters
         sendWaiters.removeAll()

@@ -45,13 +45,6 @@ final class CapturePipeline: Sendable {
     private static let noAudioStreamMessageName = "cribcall-audio-capture-no-audio-stream"
     /// The child `autoaudiosrc` creates (an `audiotestsrc` playing silence) when no real input works.
     private static let autoFallbackChildName = "fake-auto-audio-src"
-    /// Samples are read as native floats, so the caps ask for the host's byte order.
-    #if _endian(little)
-        private static let sampleFormat = "F32LE"
-    #else
-        private static let sampleFormat = "F32BE"
-    #endif
-
     let source: AudioSourceSpec
     private let pipeline: Pipeline
     private let sourceElement: Element
@@ -181,7 +174,7 @@ final class CapturePipeline: Sendable {
         }
         feedCaps.set(
             "caps",
-            parsing: "audio/x-raw,format=\(sampleFormat),rate=\(feedSampleRate),channels=1,layout=interleaved"
+            parsing: GStreamer.monoFloatCaps(rate: feedSampleRate)
         )
         try pipeline.link([convert, resample, feedCaps, tee])
         // A queue (thread) per branch: a file prerolls each sink, and one sink's preroll must not block the
@@ -208,8 +201,7 @@ final class CapturePipeline: Sendable {
         // A file is paced in real time by the pipeline clock; a live source is paced by its device, and syncing on
         // it would only add latency.
         elements.appsink.configureAppSink(
-            caps: "audio/x-raw,format=\(Self.sampleFormat),rate=\(GStreamerAudioCapture.sampleRate),channels=1,"
-                + "layout=interleaved",
+            caps: GStreamer.monoFloatCaps(rate: GStreamerAudioCapture.sampleRate),
             sync: isFile
         ) { [self] sample in
             accumulate(sample)

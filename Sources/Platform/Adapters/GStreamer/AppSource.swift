@@ -5,13 +5,6 @@ import CGStreamer
 /// Holds a reference to the element, released in `deinit`; `gst_app_src_push_buffer` is thread-safe, and pushing
 /// into an appsrc whose pipeline is going down just returns FLUSHING.
 public final class AppSource: Sendable {
-    /// The caps format of native-endian 32-bit float samples ("F32LE" here).
-    #if _endian(little)
-        public static let nativeFloatFormat = "F32LE"
-    #else
-        public static let nativeFloatFormat = "F32BE"
-    #endif
-
     private let source: RetainedElement
 
     /// - Parameter element: an `appsrc`.

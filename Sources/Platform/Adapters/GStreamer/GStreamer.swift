@@ -27,6 +27,17 @@ public enum GStreamer {
         try initialization.get()
     }
 
+    /// Caps of mono native-endian 32-bit float audio at `rate`, as `Sample.floats()` reads it and `AppSource.push`
+    /// writes it.
+    public static func monoFloatCaps(rate: Int) -> String {
+        #if _endian(little)
+            let format = "F32LE"
+        #else
+            let format = "F32BE"
+        #endif
+        return "audio/x-raw,format=\(format),rate=\(rate),channels=1,layout=interleaved"
+    }
+
     /// Whether an element factory is registered (its plugin is installed and loads). Initialises GStreamer.
     public static func hasElement(_ factoryName: String) -> Bool {
         guard (try? initialize()) != nil, let factory = gst_element_factory_find(factoryName) else { return false }
