@@ -238,17 +238,18 @@ let cribCallTargets: [Target] = [
         ]
     ),
 
-    cribCall.executable(
-        "cribcall",
+    // The cribcall program's commands as callable functions: composes the services with their adapters.
+    cribCall.service(
+        "CribCallApp",
         [
-            "CanonicalJSON", "CribCallDiscovery", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
-            "CribCallStore", "CribCallSystemd", "DeviceIdentity", "DeviceIdentityStore", "QRCode", "QUIC",
-            "ServiceDiscovery",
-            "SoundDetection", "AudioCapture",
-            "DesktopNotifications", "Media", "StreamMedia", "SystemdUnit", "Terminal", argumentParser, logging,
-            unixSignals,
+            "AudioCapture", "CanonicalJSON", "CribCallDiscovery", "CribCallListener", "CribCallMonitor",
+            "CribCallProtocol", "CribCallStore", "CribCallSystemd", "DesktopNotifications", "DeviceIdentity",
+            "DeviceIdentityStore", "Media", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "StreamMedia",
+            "SystemdUnit", "Terminal", logging, unixSignals,
         ]
     ),
+
+    cribCall.executable("cribcall", ["CribCallApp", argumentParser, logging]),
 ]
 let cribCallTests: [Target] = [
     cribCall.testSupport(["CribCallMonitor"]),
@@ -288,6 +289,7 @@ let cribCallTests: [Target] = [
             "CribCallProtocol", "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
         ]
     ),
+    cribCall.tests(.services, "CribCallApp", ["CribCallStore", "DeviceIdentity"]),
     cribCall.tests(
         .executables, named: "CribCallCLITests",
         ["cribcall", "CanonicalJSON", "CribCallProtocol", "CribCallStore", "DeviceIdentity"]

@@ -37,6 +37,25 @@ struct LayerRuleTests {
         }
     }
 
+    @Test("executables import only services: they parse arguments and call a service that composes the rest")
+    func executablesUseServices() {
+        let executables = tree.modules(in: .executables)
+        #expect(executables.contains { $0.name == "cribcall" }, "no executable found in any Executables folder")
+        for module in executables {
+            for (imported, file) in module.imports {
+                guard let target = tree[imported] else { continue }  // a package: ArgumentParser, Logging, …
+                #expect(
+                    target.layer == .services,
+                    """
+                    \(module)/\(file) imports \(target): an executable holds no logic and only calls services; \
+                    compose \(target.name) in a service of \(module.area) (as CribCall/Services/CribCallApp does) \
+                    and call that
+                    """
+                )
+            }
+        }
+    }
+
     @Test("Platform uses no product; a product uses Platform and itself only")
     func areas() {
         for module in tree.modules where !module.isTool {

@@ -1,7 +1,6 @@
 import ArgumentParser
-import CanonicalJSON
+import CribCallApp
 import Foundation
-import Logging
 
 /// `cribcall canonicalize`: JSON on stdin → RFC 8785 canonical bytes on stdout.
 struct CanonicalizeCommand: ParsableCommand {
@@ -14,21 +13,9 @@ struct CanonicalizeCommand: ParsableCommand {
             """
     )
 
-    /// Inputs larger than this are refused rather than read into memory without bound.
-    static let maxInputBytes = 64 << 20
-
     func run() throws {
         let input = FileHandle.standardInput.readDataToEndOfFile()
-        do {
-            guard input.count <= Self.maxInputBytes else {
-                throw ValidationError("input is larger than \(Self.maxInputBytes >> 20) MiB")
-            }
-            let parser = JSONParser(limits: .init(maxDepth: 512, maxBytes: Self.maxInputBytes))
-            let value = try parser.parse(input)
-            FileHandle.standardOutput.write(Data(value.canonicalBytes()))
-        } catch {
-            Logger(label: "cribcall canonicalize").warning("invalid JSON: \(error)")
-            throw ExitCode(2)
-        }
+        let bytes = try reportingFailures("canonicalize") { try Canonicalizer.canonicalize(input) }
+        FileHandle.standardOutput.write(Data(bytes))
     }
 }

@@ -1,8 +1,7 @@
 import ArgumentParser
-import Logging
-import Terminal
+import CribCallApp
 
-/// `cribcall`: the CribCall command-line entry point. Argument parsing only; the work is in the modules.
+/// `cribcall`: the CribCall command-line entry point. Argument parsing only; the work is in CribCallApp.
 @main
 struct CribCall: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +17,7 @@ struct CribCall: AsyncParsableCommand {
 
     /// Diagnostics go through swift-log, printed as `cribcall <command>: <message>` on stderr.
     static func main() async {
-        LoggingSystem.bootstrap(CommandLineLogHandler.init)
+        CribCallLogging.bootstrap()
         await main(nil)
     }
 }

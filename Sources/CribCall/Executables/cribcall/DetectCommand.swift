@@ -1,7 +1,6 @@
 import ArgumentParser
-import CanonicalJSON
+import CribCallApp
 import Foundation
-import SoundDetection
 
 /// `cribcall detect`: runs the monitor's sound detection over raw audio on stdin and prints noise events.
 struct DetectCommand: ParsableCommand {
@@ -30,67 +29,11 @@ struct DetectCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let configuration: SoundDetectorConfiguration
-        var detector: SoundDetector
-        do {
-            configuration = try SoundDetectorConfiguration(
-                threshold: threshold, minDurationMs: minDurationMs, cooldownSeconds: cooldown)
-            detector = try SoundDetector(configuration: configuration, inputSampleRate: sampleRate)
-        } catch {
-            throw ValidationError("\(error)")
+        var detection = try reportingFailures("detect") {
+            try NoiseDetectionRun(
+                sampleRate: sampleRate, threshold: threshold, minDurationMs: minDurationMs,
+                cooldownSeconds: cooldown, json: json)
         }
-        var pending: [UInt8] = []
-        var samples: [Int16] = []
-        var events = 0
-        while true {
-            let chunk = FileHandle.standardInput.readData(ofLength: 64 * 1024)
-            if chunk.isEmpty { break }
-            pending.append(contentsOf: chunk)
-            let usable = pending.count & ~1
-            Self.decodeS16LE(pending[..<usable], into: &samples)
-            let detections = detector.process(int16: samples)
-            pending.removeFirst(usable)
-            for detection in detections {
-                events += 1
-                report(detection)
-            }
-        }
-        if json {
-            print(
-                JSONValue.object([
-                    "event": "end", "events": .number(Double(events)),
-                    "audioMs": .number(Double(detector.processedDurationMs)),
-                ]).canonicalString)
-        } else {
-            print("\(events) noise event(s) in \(Double(detector.processedDurationMs) / 1000) s of audio")
-        }
-    }
-
-    /// Decodes signed 16-bit little-endian PCM: byte pairs `(lo, hi)` → `Int16`, replacing `samples`' contents.
-    ///
-    /// - Parameters:
-    ///   - bytes: An even number of bytes (a trailing odd byte is ignored).
-    ///   - samples: Receives `bytes.count / 2` samples; its capacity is reused.
-    static func decodeS16LE(_ bytes: ArraySlice<UInt8>, into samples: inout [Int16]) {
-        samples.removeAll(keepingCapacity: true)
-        var index = bytes.startIndex
-        while index + 1 < bytes.endIndex {
-            samples.append(Int16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8))
-            index += 2
-        }
-    }
-
-    func report(_ detection: NoiseDetection) {
-        if json {
-            print(
-                JSONValue.object([
-                    "event": "noise", "offsetMs": .number(Double(detection.offsetMs)),
-                    "peakLevel": .number(Double(detection.peakLevel)),
-                    "durationMs": .number(Double(detection.durationMs)),
-                ]).canonicalString)
-        } else {
-            let seconds = String(format: "%.2f", Double(detection.offsetMs) / 1000)
-            print("noise at \(seconds) s: peak level \(detection.peakLevel), loud for \(detection.durationMs) ms")
-        }
+        detection.run(reading: .standardInput) { print($0) }
     }
 }

@@ -1,11 +1,10 @@
 import ArgumentParser
-import CribCallSystemd
+import CribCallApp
 import Foundation
-import SystemdUnit
 
 /// `cribcall install-service monitor|listener`: writes a systemd user unit that runs `cribcall monitor` or
-/// `cribcall listen` in the background and restarts it when it fails. Argument parsing only; the two units are in
-/// the CribCallSystemd module, the unit text, the quoting and the file writing in the SystemdUnit module.
+/// `cribcall listen` in the background and restarts it when it fails. Argument parsing only; the
+/// work is in CribCallApp.
 struct InstallServiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "install-service",
@@ -21,13 +20,6 @@ struct InstallServiceCommand: ParsableCommand {
     /// Which service to install.
     enum Role: String, ExpressibleByArgument, CaseIterable {
         case monitor, listener
-
-        var unitRole: CribCallServiceUnit.Role {
-            switch self {
-            case .monitor: .monitor
-            case .listener: .listener
-            }
-        }
     }
 
     @Argument(help: "Which service: monitor (cribcall monitor) or listener (cribcall listen).")
@@ -57,46 +49,28 @@ struct InstallServiceCommand: ParsableCommand {
     @Flag(name: .customLong("print"), help: "Only print the unit on stdout; write nothing.")
     var printOnly = false
 
+    var request: InstallServiceRequest {
+        var request = InstallServiceRequest(role: role == .monitor ? .monitor : .listener)
+        request.name = name
+        request.audioSource = audioSource
+        request.port = port
+        request.unitDirectory = unitDir
+        request.executable = executable
+        request.force = force
+        return request
+    }
+
     func validate() throws {
-        if role == .listener, audioSource != nil || port != nil {
-            throw ValidationError("--audio-source and --port are settings of the monitor service")
-        }
-        if let port, !(1...65535).contains(port) {
-            throw ValidationError("--port must be between 1 and 65535")
-        }
+        try reportingFailures("install-service") { try request.validate() }
     }
 
     func run() throws {
-        try reportingFailures("install-service") {
-            let program =
-                executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-                ?? CribCallServiceUnit.currentExecutable()
-            guard FileManager.default.isExecutableFile(atPath: program) else {
-                throw CommandFailure(
-                    "\(program) is not an executable program; pass the cribcall binary with --executable")
-            }
-            let settings = CribCallServiceUnit.Settings(
-                executable: program, dataDirectory: data.url, name: name, audioSource: audioSource, port: port)
-            let unit = try CribCallServiceUnit.unit(role.unitRole, settings)
-            let text = try unit.rendered()
-            if printOnly {
-                FileHandle.standardOutput.write(Data(text.utf8))
-                return
-            }
-            let directory =
-                unitDir.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
-                ?? UnitFileInstaller.defaultDirectory()
-            let outcome = try UnitFileInstaller.install(text, named: unit.name, in: directory, force: force)
-            let path = directory.appendingPathComponent(unit.name).path
-            let what =
-                switch outcome {
-                case .created: "Wrote"
-                case .replaced: "Replaced"
-                case .unchanged: "Already up to date:"
-                }
-            var lines = ["\(what) \(path)", "Next:"]
-            lines += UnitFileInstaller.nextSteps(for: unit.name, in: directory).map { "  " + $0 }
-            print(lines.joined(separator: "\n"))
+        let request = request
+        if printOnly {
+            let text = try reportingFailures("install-service") { try request.unitText(in: data.directory) }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        } else {
+            print(try reportingFailures("install-service") { try request.install(in: data.directory) })
         }
     }
 }

@@ -1,16 +1,6 @@
 import ArgumentParser
-import CanonicalJSON
-import CribCallListener
-import CribCallProtocol
-import CribCallStore
-import DesktopNotifications
-import DeviceIdentityStore
+import CribCallApp
 import Foundation
-import Logging
-import Media
-import QUIC
-import StreamMedia
-import Terminal
 
 /// `cribcall listen`: stays connected to every paired monitor and shows their alerts.
 struct ListenCommand: AsyncParsableCommand {
@@ -55,122 +45,14 @@ struct ListenCommand: AsyncParsableCommand {
     var onNoise: String?
 
     func run() async throws {
-        try await reportingFailures("listen") { try await listen() }
-    }
-
-    private func listen() async throws {
-        let directory = data.url
-        let loaded = try DeviceIdentityStore(directory: directory).loadOrCreate()
-        let identity = loaded.identity
-        let database = try CribCallDatabase(directory: directory)
-        let monitors = try database.trustedMonitors()
-        guard !monitors.isEmpty else {
-            throw ValidationError("no monitor is paired yet: run `cribcall pair` first")
-        }
-        let target = try open.map { try MonitorsCommand.resolve($0, among: monitors) }
-        if let onNoise {
-            guard let action = OnNoiseAction(rawValue: onNoise) else {
-                throw ValidationError("--on-noise must be notify or open (got '\(onNoise)')")
-            }
-            try database.setListenerOnNoise(action)
-        }
-        let recording = try record.map { try Self.recordingFiles($0, json: json) }
-        let media: (any MediaEngine)?
-        do {
-            media = try GStreamerMediaEngine(
-                configuration: .init(
-                    dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
-                    receiverOutput: recording.map { .record($0) } ?? .play))
-        } catch {
-            Logger(label: "cribcall listen").warning("live streams are off: \(error)")
-            media = nil
-        }
-        let service = ListenerService(
-            identity: identity, name: name, database: database,
-            connector: try QUICConnector(identity: identity), mediaEngine: media)
-        let streams = StreamControls(
-            service: service, mediaType: video ? .audioVideo : .audio,
-            monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil)
-        ) { failure in
-            Logger(label: "cribcall listen").warning("\(failure)")
-        }
-        let notifications = noNotify ? nil : await Self.desktopNotifications()
-        let listening = Task {
-            for await event in await service.listen() {
-                let line = json ? event.json.canonicalString : event.text
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
-                if let notification = event.desktopNotification { notifications?.yield(notification) }
-                await streams.observe(event, openOnConnect: target != nil)
-            }
-            notifications?.finish()
-        }
-        // On a terminal: l listen, v video, p keep the stream live (pin), e end it.
-        let keys =
-            json
-            ? nil
-            : KeyPresses { byte in
-                guard let key = StreamControls.Key(byte: byte) else { return }
-                Task { await streams.press(key) }
-            }
-        if keys != nil, streams.monitorId != nil {
-            FileHandle.standardOutput.write(Data("Keys: l listen, v video, p keep live, e end the stream.\n".utf8))
-        }
-        let stop = ShutdownSignals { listening.cancel() }
-        await listening.value
-        keys?.restore()
-        _ = stop
-    }
-
-    /// `--record PATH`: a .wav or .mkv file, an existing directory, or a new directory (a path without an
-    /// extension, created 0700). Each stream's file is announced on stdout when its recording starts.
-    static func recordingFiles(_ path: String, json: Bool) throws -> RecordingFiles {
-        let url = URL(fileURLWithPath: path)
-        if !FileManager.default.fileExists(atPath: url.path), url.pathExtension.isEmpty {
-            try FileManager.default.createDirectory(
-                at: url, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
-        }
-        do {
-            return try RecordingFiles(path: url) { sessionId, file in
-                let line =
-                    json
-                    ? JSONValue.object([
-                        "event": "recording", "sessionId": .string(sessionId), "file": .string(file.path),
-                    ])
-                    .canonicalString
-                    : "Recording stream \(sessionId) to \(file.path)"
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            }
-        } catch {
-            throw ValidationError("--record: \(error.message)")
-        }
-    }
-
-    /// Raises desktop notifications one after the other (so updates of one monitor's bubble keep their order),
-    /// never holding up the terminal output. Nil, after one line on stderr, when there is no notification service.
-    static func desktopNotifications() async -> AsyncStream<DesktopNotification>.Continuation? {
-        let notifier: FreedesktopNotifier
-        do {
-            notifier = try await FreedesktopNotifier.connect()
-        } catch {
-            let reason = (error as? DesktopNotificationError)?.message ?? "\(error)"
-            Logger(label: "cribcall listen").warning("no desktop notifications (\(reason)); alerts are shown here only")
-            return nil
-        }
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: DesktopNotification.self,
-            bufferingPolicy: .bufferingNewest(32))
-        Task {
-            var warned = false
-            for await notification in stream {
-                do {
-                    _ = try await notifier.notify(notification)
-                } catch  where !warned {
-                    warned = true
-                    Logger(label: "cribcall listen").warning("a desktop notification failed: \(error)")
-                } catch {}
-            }
-        }
-        return continuation
+        var request = ListenRequest(name: name)
+        request.json = json
+        request.noNotify = noNotify
+        request.open = open
+        request.video = video
+        request.record = record
+        request.iceAddresses = iceAddresses
+        request.onNoise = onNoise
+        try await reportingFailures("listen") { try await request.run(in: data.directory) }
     }
 }

@@ -1,7 +1,5 @@
 import ArgumentParser
-import CribCallProtocol
-import CribCallStore
-import Foundation
+import CribCallApp
 
 /// `cribcall pairing`: the monitor's pairing state.
 struct PairingCommand: ParsableCommand {
@@ -16,7 +14,7 @@ struct PairingCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Re-enable PIN pairing after it locked itself (resets the failed-attempt counter).",
             discussion: """
-                PIN pairing locks after \(PINPairingMonitor.lockThreshold) failed sessions in a row, so a PIN \
+                PIN pairing locks after \(SettingsCommands.pinLockThreshold) failed sessions in a row, so a PIN \
                 cannot be guessed. Unlock only when you know what caused the failures.
                 """
         )
@@ -24,16 +22,7 @@ struct PairingCommand: ParsableCommand {
         @OptionGroup var data: DataDirectoryOption
 
         func run() throws {
-            try reportingFailures("pairing unlock") {
-                let database = try data.databaseCreatingIfNeeded()
-                let failures = try database.pinPairingFailures()
-                try database.setPinPairingFailures(0)
-                if failures >= PINPairingMonitor.lockThreshold {
-                    print("PIN pairing was locked after \(failures) failed attempts; it is unlocked now.")
-                } else {
-                    print("PIN pairing was not locked (\(failures) failed attempts); the counter is reset to 0.")
-                }
-            }
+            print(try reportingFailures("pairing unlock") { try SettingsCommands.unlockPairing(in: data.directory) })
         }
     }
 }

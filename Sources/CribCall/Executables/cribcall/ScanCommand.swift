@@ -1,12 +1,5 @@
 import ArgumentParser
-import CanonicalJSON
-import CribCallListener
-import CribCallProtocol
-import CribCallStore
-import DeviceIdentityStore
-import Foundation
-import QUIC
-import ServiceDiscovery
+import CribCallApp
 
 /// `cribcall scan`: the monitors announced on the LAN, marked paired or not.
 struct ScanCommand: AsyncParsableCommand {
@@ -24,37 +17,9 @@ struct ScanCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        try await reportingFailures("scan") { try await scan() }
-    }
-
-    private func scan() async throws {
-        let identity = try DeviceIdentityStore(directory: data.url).loadOrCreate().identity
-        let database = try CribCallDatabase(directory: data.url)
-        let service = ListenerService(
-            identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
-            connector: try QUICConnector(identity: identity))
-        let found: [ListenerService.ScannedMonitor]
-        found = try await service.scan(using: DNSSDServiceDiscovery(), for: .seconds(seconds))
-        for entry in found {
-            let monitor = entry.monitor
-            if json {
-                let line: JSONValue = [
-                    "event": "monitor", "monitorId": .string(monitor.monitorId),
-                    "monitorName": .string(monitor.monitorName),
-                    "certFingerprint": .string(monitor.certFingerprint), "port": .number(Double(monitor.port)),
-                    "hosts": .array(monitor.hosts.map { .string($0) }), "paired": .bool(entry.paired),
-                ]
-                print(line.canonicalString)
-            } else {
-                print(
-                    "\(monitor.monitorName) — \(entry.paired ? "paired" : "unpaired") — \(monitor.hosts.first ?? "?"):\(monitor.port) "
-                        + "(id \(monitor.monitorId.prefix(8)))")
-            }
+        let lines = try await reportingFailures("scan") {
+            try await LANScan.run(in: data.directory, seconds: seconds, json: json)
         }
-        if found.isEmpty && !json {
-            print(
-                "No monitor found on the LAN within \(seconds) s. Is one running (`cribcall monitor`), on this network?"
-            )
-        }
+        for line in lines { print(line) }
     }
 }

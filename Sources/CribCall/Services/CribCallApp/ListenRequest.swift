@@ -1,0 +1,154 @@
+import CanonicalJSON
+import CribCallListener
+import CribCallProtocol
+import CribCallStore
+import DesktopNotifications
+import DeviceIdentityStore
+import Foundation
+import Logging
+import Media
+import QUIC
+import StreamMedia
+import Terminal
+
+/// `cribcall listen`: stays connected to every paired monitor, shows their alerts (and desktop notifications), and
+/// plays or records live streams, until SIGINT or SIGTERM.
+public struct ListenRequest: Sendable {
+    /// This listener's name.
+    public var name: String
+    /// One JSON object per line instead of text.
+    public var json = false
+    /// Do not raise desktop notifications.
+    public var noNotify = false
+    /// Open a live stream from this monitor (id, id prefix or name) once connected.
+    public var open: String?
+    /// With ``open`` (or the v key): audio and video instead of audio only.
+    public var video = false
+    /// Record streams instead of playing them: FILE.wav, FILE.mkv or a directory.
+    public var record: String?
+    /// Receive live streams only over these local addresses (default: every interface).
+    public var iceAddresses: [String] = []
+    /// What a noise alert does from now on: notify or open.
+    public var onNoise: String?
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// Listens until SIGINT or SIGTERM.
+    ///
+    /// - Throws: ``CommandFailure`` (usage) when nothing is paired or an option is wrong.
+    public func run(in data: CribCallDataDirectory) async throws {
+        let loaded = try data.identity()
+        let identity = loaded.identity
+        let database = try data.database()
+        let monitors = try database.trustedMonitors()
+        guard !monitors.isEmpty else {
+            throw CommandFailure.usage("no monitor is paired yet: run `cribcall pair` first")
+        }
+        let target = try open.map { try MonitorsCommands.resolve($0, among: monitors) }
+        if let onNoise {
+            guard let action = OnNoiseAction(rawValue: onNoise) else {
+                throw CommandFailure.usage("--on-noise must be notify or open (got '\(onNoise)')")
+            }
+            try database.setListenerOnNoise(action)
+        }
+        let recording = try record.map { try Self.recordingFiles($0, json: json) }
+        let log = Logger(label: "cribcall listen")
+        let media: (any MediaEngine)?
+        do {
+            media = try GStreamerMediaEngine(
+                configuration: .init(
+                    dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
+                    receiverOutput: recording.map { .record($0) } ?? .play))
+        } catch {
+            log.warning("live streams are off: \(error)")
+            media = nil
+        }
+        let service = ListenerService(
+            identity: identity, name: name, database: database,
+            connector: try QUICConnector(identity: identity), mediaEngine: media)
+        let streams = StreamControls(
+            service: service, mediaType: video ? .audioVideo : .audio,
+            monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil)
+        ) { failure in
+            log.warning("\(failure)")
+        }
+        let notifications = noNotify ? nil : await Self.desktopNotifications()
+        let listening = Task {
+            for await event in await service.listen() {
+                let line = self.json ? event.json.canonicalString : event.text
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                if let notification = event.desktopNotification { notifications?.yield(notification) }
+                await streams.observe(event, openOnConnect: target != nil)
+            }
+            notifications?.finish()
+        }
+        // On a terminal: l listen, v video, p keep the stream live (pin), e end it.
+        let keys =
+            json
+            ? nil
+            : KeyPresses { byte in
+                guard let key = StreamControls.Key(byte: byte) else { return }
+                Task { await streams.press(key) }
+            }
+        if keys != nil, streams.monitorId != nil {
+            FileHandle.standardOutput.write(Data("Keys: l listen, v video, p keep live, e end the stream.\n".utf8))
+        }
+        let stop = ShutdownSignals { listening.cancel() }
+        await listening.value
+        keys?.restore()
+        _ = stop
+    }
+
+    /// `--record PATH`: a .wav or .mkv file, an existing directory, or a new directory (a path without an
+    /// extension, created 0700). Each stream's file is announced on stdout when its recording starts.
+    static func recordingFiles(_ path: String, json: Bool) throws -> RecordingFiles {
+        let url = URL(fileURLWithPath: path)
+        if !FileManager.default.fileExists(atPath: url.path), url.pathExtension.isEmpty {
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        do {
+            return try RecordingFiles(path: url) { sessionId, file in
+                let line =
+                    json
+                    ? JSONValue.object([
+                        "event": "recording", "sessionId": .string(sessionId), "file": .string(file.path),
+                    ]).canonicalString
+                    : "Recording stream \(sessionId) to \(file.path)"
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+        } catch {
+            throw CommandFailure.usage("--record: \(error.message)")
+        }
+    }
+
+    /// Raises desktop notifications one after the other (so updates of one monitor's bubble keep their order),
+    /// never holding up the terminal output. Nil, after one line on stderr, when there is no notification service.
+    static func desktopNotifications() async -> AsyncStream<DesktopNotification>.Continuation? {
+        let log = Logger(label: "cribcall listen")
+        let notifier: FreedesktopNotifier
+        do {
+            notifier = try await FreedesktopNotifier.connect()
+        } catch {
+            let reason = (error as? DesktopNotificationError)?.message ?? "\(error)"
+            log.warning("no desktop notifications (\(reason)); alerts are shown here only")
+            return nil
+        }
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DesktopNotification.self, bufferingPolicy: .bufferingNewest(32))
+        Task {
+            var warned = false
+            for await notification in stream {
+                do {
+                    _ = try await notifier.notify(notification)
+                } catch  where !warned {
+                    warned = true
+                    log.warning("a desktop notification failed: \(error)")
+                } catch {}
+            }
+        }
+        return continuation
+    }
+}

@@ -1,0 +1,167 @@
+import AudioCapture
+import CanonicalJSON
+import CribCallDiscovery
+import CribCallMonitor
+import CribCallStore
+import DeviceIdentity
+import DeviceIdentityStore
+import Foundation
+import Logging
+import Media
+import QRCode
+import QUIC
+import ServiceDiscovery
+import SoundDetection
+import StreamMedia
+import Terminal
+
+/// `cribcall monitor`: the baby-room device. Composes the monitor service with its adapters (QUIC, the microphone,
+/// GStreamer streams, DNS-SD, the terminal) and prints its events until SIGINT or SIGTERM.
+public struct MonitorRequest: Sendable {
+    /// The monitor's name (saved in the settings).
+    public var name: String?
+    /// UDP port of the control channel.
+    public var port = 48080
+    /// Address to listen on (default: all interfaces, IPv6 and IPv4).
+    public var host = "::"
+    /// Where to listen: ``audioSourceSyntax``.
+    public var audioSource = "auto"
+    /// The camera for audio+video streams: ``videoSourceSyntax``.
+    public var videoSource = "auto"
+    /// Show a pairing QR code at start.
+    public var qr = false
+    /// Also write the pairing QR code as a PNG image to this file.
+    public var qrPNG: String?
+    /// One JSON object per line instead of text.
+    public var json = false
+    /// Do not announce the monitor on the LAN.
+    public var noDiscovery = false
+    /// Stream only over these local addresses (default: every interface).
+    public var iceAddresses: [String] = []
+
+    /// The forms of `--audio-source`.
+    public static let audioSourceSyntax = AudioSourceSpec.syntax
+    /// The forms of `--video-source`.
+    public static let videoSourceSyntax = GStreamerMediaEngine.VideoSource.syntax
+
+    public init() {}
+
+    /// Runs the monitor until SIGINT or SIGTERM (or until the microphone fails).
+    ///
+    /// - Throws: ``CommandFailure`` (usage) for a bad source, an unusable data directory or a taken port.
+    public func run(in data: CribCallDataDirectory) async throws {
+        let input: any AudioInput
+        let source: AudioSourceSpec
+        let video: GStreamerMediaEngine.VideoSource?
+        do {
+            source = try AudioSourceSpec(parsing: audioSource)
+            input = try AudioInputs.open(source)
+        } catch {
+            throw CommandFailure.usage(error.message)
+        }
+        do {
+            video = try GStreamerMediaEngine.VideoSource.parse(videoSource)
+        } catch {
+            throw CommandFailure.usage(error.message)
+        }
+        let identity: DeviceIdentity
+        let dtls: DTLSCertificate
+        let database: CribCallDatabase
+        do {
+            let loaded = try data.identity()
+            identity = loaded.identity
+            dtls = loaded.dtls
+            database = try data.database()
+            if let name {
+                _ = try database.updateMonitorSettings { $0.monitorName = name }
+            }
+        } catch {
+            throw CommandFailure.usage("\(error)")
+        }
+        let listener: QUICListener
+        do {
+            listener = try await QUICListener.bind(host: host, port: port, identity: identity)
+        } catch {
+            throw CommandFailure.usage(
+                "\(error) — is another monitor running on port \(port)? Choose one with --port.")
+        }
+        let log = Logger(label: "cribcall monitor")
+        // Live streams (WebRTC through GStreamer) carry the microphone sound detection listens to (one device,
+        // shared); without the plugins the monitor still alerts, and says why not.
+        let media: (any MediaEngine)?
+        do {
+            media = try GStreamerMediaEngine(
+                configuration: .init(
+                    dtlsCertificate: dtls, audioSource: source, audioFeed: input.liveFeed, iceAddresses: iceAddresses,
+                    videoSource: video))
+        } catch {
+            log.warning("live streaming is off: \(error)")
+            media = nil
+        }
+        let service = try MonitorService(
+            identity: identity, database: database, transport: listener, mediaEngine: media)
+        // On a terminal, `q` shows a fresh pairing QR code (its token valid for 5 minutes).
+        let keys =
+            json
+            ? nil
+            : KeyPresses { key in
+                if key == UInt8(ascii: "q") || key == UInt8(ascii: "Q") { Task { await service.showQR() } }
+            }
+        let output = Output(json: json, qrPNG: qrPNG, interactive: keys != nil)
+        let printer = Task { for await event in service.events { output.print(event) } }
+        let stop = ShutdownSignals { await listener.shutdown() }
+        let detection = Task {
+            if let failure = await service.detectSound(from: input) {
+                log.warning("\(failure)")
+                await listener.shutdown()
+            }
+        }
+        var advertisement: MonitorAdvertisementHandle?
+        if !noDiscovery {
+            do {
+                advertisement = try await service.advertise(using: DNSSDServiceDiscovery())
+            } catch {
+                log.warning("not announced on the LAN: \(error)")
+            }
+        }
+        await service.run(showingQR: qr || qrPNG != nil)
+        keys?.restore()
+        await advertisement?.cancel()
+        detection.cancel()
+        await printer.value
+        _ = stop
+    }
+
+    /// Prints monitor events as text or JSON lines. On a terminal, the PIN's validity line counts down every second
+    /// until the PIN is used, replaced or expired.
+    struct Output: Sendable {
+        let json: Bool
+        let qrPNG: String?
+        /// Keys work (an interactive terminal): say so.
+        let interactive: Bool
+        private let terminal = TerminalOutput()
+
+        init(json: Bool, qrPNG: String?, interactive: Bool) {
+            self.json = json
+            self.qrPNG = qrPNG
+            self.interactive = interactive
+        }
+
+        func print(_ event: MonitorEvent) {
+            terminal.stopCountdown()
+            if case .qr(_, let text) = event, let qrPNG {
+                do {
+                    try Data(try QRCodeEncoder.encode(text).png()).write(to: URL(fileURLWithPath: qrPNG))
+                } catch {
+                    Logger(label: "cribcall monitor").warning("cannot write \(qrPNG): \(error)")
+                }
+            }
+            let line = json ? event.json.canonicalString : event.text(interactive: interactive, qrPNG: qrPNG)
+            guard let line else { return }
+            terminal.write(line + "\n")
+            if !json, case .pin(_, _, let seconds) = event, TerminalOutput.isInteractive {
+                terminal.countDown(from: seconds, line: PINDisplay.validity)
+            }
+        }
+    }
+}
