@@ -170,6 +170,10 @@ let platformTargets: [Target] = [
 
     // Owns CGStreamer: one initialisation, element checks that name the Debian package, pipelines, the bus, appsink.
     platform.adapter("GStreamer", ["CGStreamer"]),
+    // Background jobs shared by workers: SQLite on one machine (PostgreSQL for several: PostgresJobQueue).
+    platform.adapter("JobQueue", [grdb, "Postgres", postgresNIO, logging]),
+    // PostgreSQL connection settings from a postgres:// URL, for every adapter that uses PostgreSQL.
+    platform.adapter("Postgres", [postgresNIO]),
     platform.adapter("AudioCapture", ["GStreamer", "SoundDetection"]),
     platform.adapter("DesktopNotifications", ["CDBus"]),
     platform.adapter("DeviceIdentityStore", ["DeviceIdentity", asn1]),
@@ -186,6 +190,8 @@ let platformTests: [Target] = [
     platform.tests(.core, "DeviceIdentity", ["DeviceIdentityStore", crypto, x509]),
     platform.tests(.core, "SoundDetection"),
     platform.tests(.adapters, "GStreamer"),
+    platform.tests(.adapters, "JobQueue"),
+    platform.tests(.adapters, "Postgres"),
     platform.tests(.adapters, "AudioCapture", ["GStreamer", "CGStreamer", "SoundDetection"]),
     platform.tests(.adapters, "DesktopNotifications"),
     platform.tests(.adapters, "QRCode"),
@@ -303,7 +309,7 @@ let beMyEars = Area(name: "BeMyEars")
 let beMyEarsTargets: [Target] = [
     // The signaling logic of BEMYEARS-PROTOCOL.md, over a store protocol (in memory or PostgreSQL).
     beMyEars.core("BeMyEarsCore", ["CanonicalJSON"]),
-    beMyEars.adapter("BeMyEarsPostgres", ["BeMyEarsCore", postgresNIO, logging]),
+    beMyEars.adapter("BeMyEarsPostgres", ["BeMyEarsCore", "Postgres", postgresNIO, logging]),
     beMyEars.service(
         "BeMyEarsServer",
         [

@@ -1,5 +1,6 @@
 public import BeMyEarsCore
 public import Logging
+import Postgres
 public import PostgresNIO
 
 /// The shared state of a BeMyEars cluster in PostgreSQL: BeMyEarsCore's ``SignalingStore`` for several server
@@ -44,7 +45,12 @@ public final class PostgresSignalingStore: Sendable {
         logger: Logger = Logger(label: "bemyears.postgres"),
         maximumConnections: Int = 20
     ) throws(PostgresStoreError) {
-        var configuration = try DatabaseURL(url).configuration
+        var configuration: PostgresClient.Configuration
+        do {
+            configuration = try PostgresURL(url).configuration
+        } catch {
+            throw PostgresStoreError(code: .invalidURL, message: error.message)
+        }
         configuration.options.maximumConnections = max(2, maximumConnections)
         try self.init(configuration: configuration, node: node, logger: logger)
     }

@@ -182,55 +182,13 @@ struct PostgresStoreTests {
     }
 }
 
-/// `postgres://` URLs, parsed without a database.
+/// The store's URL and node checks, without a database (the URL syntax is tested in PostgresTests).
 @Suite("Database URL")
 struct DatabaseURLTests {
-    @Test("host, port, user, password, database and sslmode from a TCP URL")
-    func tcp() throws {
-        let url = try DatabaseURL("postgres://bemyears:s%40cret@db.example.net:6543/signaling?sslmode=require")
-        #expect(url.endpoint == .tcp(host: "db.example.net", port: 6543))
-        #expect(url.user == "bemyears")
-        #expect(url.password == "s@cret")
-        #expect(url.database == "signaling")
-        #expect(url.tls == .require)
-    }
-
-    @Test("defaults: localhost, 5432, user postgres, database = user (nil), TLS preferred")
-    func defaults() throws {
-        let url = try DatabaseURL("postgresql://")
-        #expect(url.endpoint == .tcp(host: "localhost", port: 5432))
-        #expect(url.user == "postgres")
-        #expect(url.password == nil)
-        #expect(url.database == nil)
-        #expect(url.tls == .prefer)
-    }
-
-    @Test("a Unix socket directory, percent-encoded in the authority or as ?host=")
-    func unixSocket() throws {
-        let encoded = try DatabaseURL("postgres://postgres@%2Fvar%2Frun%2Fpostgresql:5433/db")
-        #expect(encoded.endpoint == .unixSocket(path: "/var/run/postgresql/.s.PGSQL.5433"))
-        #expect(encoded.database == "db")
-        let parameter = try DatabaseURL("postgres:///db?host=/tmp/pg&sslmode=disable")
-        #expect(parameter.endpoint == .unixSocket(path: "/tmp/pg/.s.PGSQL.5432"))
-        #expect(parameter.tls == .disable)
-    }
-
-    @Test("an IPv6 literal host")
-    func ipv6() throws {
-        #expect(try DatabaseURL("postgres://u@[::1]:5432/db").endpoint == .tcp(host: "::1", port: 5432))
-    }
-
-    @Test(
-        "unusable URLs are refused with a message saying what to fix",
-        arguments: [
-            "mysql://u@h/db", "postgres://u@h:99999/db", "postgres://u@h/db?sslmode=sometimes",
-            "postgres://u@h/db?connect_timeout=3", "postgres://u@h/a/b", "not a url at all",
-            "postgres:///db?host=/tmp&sslmode=require",
-        ]
-    )
-    func refused(text: String) {
+    @Test("an unusable URL is refused with the store's invalidURL code and a message saying what to fix")
+    func refused() {
         #expect {
-            _ = try DatabaseURL(text)
+            _ = try PostgresSignalingStore(url: "mysql://u@h/db", node: NodeID("n"))
         } throws: { error in
             guard let error = error as? PostgresStoreError else { return false }
             return error.code == .invalidURL && error.message.contains("postgres://")

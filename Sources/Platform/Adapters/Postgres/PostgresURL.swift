@@ -1,5 +1,5 @@
 import Foundation
-import PostgresNIO
+public import PostgresNIO
 
 /// A `postgres://` URL as libpq and most tools write it, turned into a postgres-nio client configuration.
 ///
@@ -7,30 +7,30 @@ import PostgresNIO
 /// (`disable`, `prefer`, `require`; also libpq's `allow`, `verify-ca`, `verify-full`, mapped to the nearest) and
 /// `host` (overrides the authority's host). A host beginning with `/` is the directory of a Unix socket
 /// (`<dir>/.s.PGSQL.<port>`); in the authority it must be percent-encoded (`postgres://u@%2Frun%2Fpostgresql/db`).
-struct DatabaseURL {
-    static let defaultPort = 5432
-    static let defaultUser = "postgres"
+public struct PostgresURL: Sendable, Hashable {
+    public static let defaultPort = 5432
+    public static let defaultUser = "postgres"
 
     /// Where the server is.
-    enum Endpoint: Hashable {
+    public enum Endpoint: Sendable, Hashable {
         case tcp(host: String, port: Int)
         /// The socket file: `<directory>/.s.PGSQL.<port>`.
         case unixSocket(path: String)
     }
 
-    enum TLSMode: String, Hashable {
+    public enum TLSMode: String, Sendable, Hashable {
         case disable, prefer, require
     }
 
-    var endpoint: Endpoint
-    var user: String
-    var password: String?
-    var database: String?
-    var tls: TLSMode
-    var applicationName: String?
+    public var endpoint: Endpoint
+    public var user: String
+    public var password: String?
+    public var database: String?
+    public var tls: TLSMode
+    public var applicationName: String?
 
     /// The postgres-nio client configuration for this URL.
-    var configuration: PostgresClient.Configuration {
+    public var configuration: PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         switch endpoint {
         case .tcp(let host, let port):
@@ -63,7 +63,8 @@ struct DatabaseURL {
         return configuration
     }
 
-    init(_ text: String) throws(PostgresStoreError) {
+    /// - Throws: ``PostgresURLError`` saying what to fix.
+    public init(_ text: String) throws(PostgresURLError) {
         guard text.utf8.count <= 4096 else { throw Self.invalid("it is longer than 4096 bytes") }
         guard let components = URLComponents(string: text) else {
             throw Self.invalid("it is not a URL (special characters in the password must be percent-encoded)")
@@ -119,11 +120,17 @@ struct DatabaseURL {
         self.applicationName = parameters["application_name"]
     }
 
-    private static func invalid(_ problem: String) -> PostgresStoreError {
-        PostgresStoreError(
-            code: .invalidURL,
+    private static func invalid(_ problem: String) -> PostgresURLError {
+        PostgresURLError(
             message: "The database URL cannot be used: \(problem). Expected "
                 + "postgres://user:password@host:5432/database (or ?host=/run/postgresql for a Unix socket)."
         )
     }
+}
+
+/// A `postgres://` URL that cannot be used; the message says what to fix.
+public struct PostgresURLError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+
+    public var description: String { message }
 }
