@@ -333,7 +333,7 @@ let toukanTargets: [Target] = [
 ]
 let toukanTests: [Target] = [
     toukan.testSupport(["ToukanCore"]),
-    toukan.tests(.core, "ToukanCore", ["CanonicalJSON"]),
+    toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing

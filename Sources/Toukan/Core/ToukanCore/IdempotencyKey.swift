@@ -14,13 +14,7 @@ public struct IdempotencyKey: Sendable, Hashable, Codable, RawRepresentable, Cus
     ///   are used.
     public init(randomBytes: some Collection<UInt8>) {
         precondition(randomBytes.count >= Self.randomByteCount, "an idempotency key takes 16 random bytes")
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in randomBytes.prefix(Self.randomByteCount) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        rawValue = String(decoding: text, as: UTF8.self)
+        rawValue = lowercaseHex(randomBytes.prefix(Self.randomByteCount))
     }
 
     /// A key received from a client; nil unless it is 16 to 128 characters of `A-Z a-z 0-9 - _`.
@@ -36,4 +30,15 @@ public struct IdempotencyKey: Sendable, Hashable, Codable, RawRepresentable, Cus
     }
 
     public var description: String { rawValue }
+}
+
+/// `bytes` as lowercase hexadecimal, two digits a byte.
+func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    for byte in bytes {
+        text.append(digits[Int(byte >> 4)])
+        text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
 }

@@ -2,7 +2,7 @@ public import Foundation
 
 /// Why one upload attempt ended without a confirmed memory, as the queue needs it: retry later, or stop and keep
 /// the server's message for the person to read.
-public enum UploadFailure: Sendable, Hashable, CustomStringConvertible {
+public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// No answer: connection refused or cut, DNS, TLS, timeout. Retryable.
     case network(String)
     /// The server answered with an error status; `message` is what its body said, `retryAfter` its Retry-After in
