@@ -332,6 +332,18 @@ let beMyEarsTests: [Target] = [
     ),
 ]
 
+// MARK: - Toukan: the recorder that never loses audio, its upload queue and its backend
+
+let toukan = Area(name: "Toukan")
+let toukanTargets: [Target] = [
+    // The ledger, the upload queue policy, naming, replies, the POST /upload and tus 1.0 contracts (both sides).
+    toukan.core("ToukanCore", ["CanonicalJSON", crypto])
+]
+let toukanTests: [Target] = [
+    toukan.testSupport(["ToukanCore"]),
+    toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
+]
+
 // MARK: - Tools: benchmarks, interop probes, fuzzing
 
 let tools: [Target] = [
@@ -369,7 +381,8 @@ let tools: [Target] = [
 // MARK: - The package
 
 let targets =
-    platformTargets + cribCallTargets + beMyEarsTargets + tools + platformTests + cribCallTests + beMyEarsTests
+    platformTargets + cribCallTargets + beMyEarsTargets + toukanTargets + tools + platformTests + cribCallTests
+    + beMyEarsTests + toukanTests
 
 /// Every core module is a library an Apple app can use; the executables and benchmarks are the runnable products.
 let coreLibraries: [Product] = targets.filter { $0.path?.contains("/Core/") == true && $0.type == .regular }
