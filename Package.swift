@@ -309,7 +309,7 @@ let beMyEars = Area(name: "BeMyEars")
 let beMyEarsTargets: [Target] = [
     // The signaling logic of BEMYEARS-PROTOCOL.md, over a store protocol (in memory or PostgreSQL).
     beMyEars.core("BeMyEarsCore", ["CanonicalJSON"]),
-    beMyEars.adapter("BeMyEarsPostgres", ["BeMyEarsCore", "Postgres", postgresNIO, logging]),
+    beMyEars.adapter("BeMyEarsPostgres", ["BeMyEarsCore", "CanonicalJSON", "Postgres", postgresNIO, logging]),
     beMyEars.service(
         "BeMyEarsServer",
         [

@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 
 /// One notification on the cluster channel: a one-line JSON header, then (for a forwarded message carried inline)
@@ -43,16 +44,10 @@ struct BusNotice: Hashable, Sendable {
         var id: UUID?
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     /// The notification payload.
     func encoded() throws -> String {
         let header = Header(v: 1, src: source, ep: epoch, seq: sequence, k: kind, dst: target, s: session, id: payload)
-        let line = String(decoding: try Self.encoder.encode(header), as: UTF8.self)
+        let line = try JSONValueEncoder().encode(header).canonicalString
         guard kind == .forward, let text else { return line }
         return line + "\n" + text
     }
@@ -61,9 +56,9 @@ struct BusNotice: Hashable, Sendable {
     init?(decoding payload: String) {
         let bytes = Array(payload.utf8)
         let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
-        guard let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[..<newline])), header.v == 1 else {
-            return nil
-        }
+        guard let value = try? JSONParser().parse(bytes[..<newline]),
+            let header = try? JSONValueDecoder().decode(Header.self, from: value), header.v == 1
+        else { return nil }
         self.init(
             source: header.src,
             epoch: header.ep,
