@@ -39,7 +39,8 @@ help:
 	@echo "make demo            build and run the end-to-end demonstration"
 	@echo "make test            install what tests need, build, run every test"
 	@echo "make test-stress     the whole suite RUNS=3 times with both cores kept busy (finds timing flakes)"
-	@echo "make fuzz SECONDS=N  run the libFuzzer target over frames + JSON + messages for N seconds"
+	@echo "make fuzz SECONDS=N [TARGET=upload-parsers]  libFuzzer for N seconds over the control channel's frames,"
+	@echo "                     JSON and messages (default), or Toukan's multipart, tus metadata and audio sniffing"
 	@echo "make bench           release-build and run the benchmarks"
 	@echo "make format          format every Swift file in place (.swift-format: 4 spaces, 120 columns)"
 	@echo "make lint            check the formatting without changing anything (part of make test)"
@@ -113,7 +114,7 @@ bench: deps-test
 	$$($(SWIFT) build -c release --show-bin-path)/bemyears-benchmark
 
 fuzz: check-swift
-	./Fuzz/run.sh $(SECONDS)
+	./Fuzz/run.sh $(or $(SECONDS),600) $(or $(TARGET),control-channel)
 
 clean:
 	rm -rf .build .build-* $(VENV) $(DEMO_DIR)

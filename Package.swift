@@ -341,15 +341,15 @@ let toukanTargets: [Target] = [
 ]
 let toukanTests: [Target] = [
     toukan.testSupport(["ToukanCore"]),
-    toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
+    toukan.tests(.core, "ToukanCore", ["CanonicalJSON", "FuzzHarness", crypto]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
 
 let tools: [Target] = [
     tool("BenchmarkSupport", library: true),
-    tool("FuzzHarness", ["CanonicalJSON", "CribCallProtocol", nioCore], library: true),
-    tool("fuzz-control-channel", ["FuzzHarness", "CLibFuzzer"]),
+    tool("FuzzHarness", ["CanonicalJSON", "CribCallProtocol", "ToukanCore", nioCore], library: true),
+    tool("fuzz-parsers", ["FuzzHarness", "CLibFuzzer"]),
     tool("mdns-probe", ["ServiceDiscovery", "CribCallDiscovery", "CribCallProtocol"]),
     tool(
         "quic-probe",
