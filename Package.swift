@@ -324,6 +324,19 @@ let beMyEarsTests: [Target] = [
     ),
 ]
 
+// MARK: - Toukan: the resilient meeting recorder
+
+let toukan = Area(name: "Toukan")
+let toukanTargets: [Target] = [
+    // Crash-safe recording (fragmented AAC .m4a) over the GStreamer adapter; lost inputs become gap markers.
+    toukan.adapter("ToukanRecorder", ["GStreamer", "AudioCapture"]),
+    tool("toukan-record-probe", ["ToukanRecorder", "AudioCapture"]),
+]
+let toukanTests: [Target] = [
+    toukan.testSupport(["TestSupport"]),
+    toukan.tests(.adapters, "ToukanRecorder", ["AudioCapture", "toukan-record-probe"]),
+]
+
 // MARK: - Tools: benchmarks, interop probes, fuzzing
 
 let tools: [Target] = [
@@ -361,7 +374,8 @@ let tools: [Target] = [
 // MARK: - The package
 
 let targets =
-    platformTargets + cribCallTargets + beMyEarsTargets + tools + platformTests + cribCallTests + beMyEarsTests
+    platformTargets + cribCallTargets + beMyEarsTargets + toukanTargets + tools + platformTests + cribCallTests
+    + beMyEarsTests + toukanTests
 
 /// Every core module is a library an Apple app can use; the executables and benchmarks are the runnable products.
 let coreLibraries: [Product] = targets.filter { $0.path?.contains("/Core/") == true && $0.type == .regular }
