@@ -13,9 +13,10 @@ APT_BUILD_PACKAGES := pkg-config libngtcp2-dev libngtcp2-crypto-gnutls-dev libgn
 	libavahi-compat-libdnssd-dev libqrencode-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libdbus-1-dev
 # GStreamer elements: audio capture (convert/resample/appsink/decoders, WAV/FLAC/autoaudiosrc, ALSA, PulseAudio)
 # and live streams (webrtcbin, DTLS/SRTP from -bad, ICE from libnice, Opus from -base, RTP and VP8 from -good,
-# H.264 from x264enc in -ugly).
+# H.264 from x264enc in -ugly); Toukan's recorder: AAC-LC from FFmpeg's encoder (avenc_aac, gstreamer1.0-libav;
+# -good's mp4mux/qtdemux/aacparse write and recover the fragmented .m4a) and espeak-ng's voice for test:speech.
 APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-alsa gstreamer1.0-pulseaudio \
-	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-nice
+	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-nice gstreamer1.0-libav espeak-ng
 # BeMyEars: real browsers (Debian's chromium + chromedriver), a TURN server (coturn) and PostgreSQL 15 (the tests
 # start their own throwaway cluster with initdb; nothing system-wide is configured).
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \

@@ -337,11 +337,14 @@ let beMyEarsTests: [Target] = [
 let toukan = Area(name: "Toukan")
 let toukanTargets: [Target] = [
     // The ledger, the upload queue policy, naming, replies, the POST /upload and tus 1.0 contracts (both sides).
-    toukan.core("ToukanCore", ["CanonicalJSON", crypto])
+    toukan.core("ToukanCore", ["CanonicalJSON", crypto]),
+    // Crash-safe recording (fragmented AAC .m4a) over the GStreamer adapter; lost inputs become gap markers.
+    toukan.adapter("ToukanRecorder", ["GStreamer", "AudioCapture"]),
 ]
 let toukanTests: [Target] = [
-    toukan.testSupport(["ToukanCore"]),
+    toukan.testSupport(["ToukanCore", "TestSupport"]),
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", "FuzzHarness", crypto]),
+    toukan.tests(.adapters, "ToukanRecorder", ["AudioCapture", "toukan-record-probe"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
@@ -350,6 +353,7 @@ let tools: [Target] = [
     tool("BenchmarkSupport", library: true),
     tool("FuzzHarness", ["CanonicalJSON", "CribCallProtocol", "ToukanCore", nioCore], library: true),
     tool("fuzz-parsers", ["FuzzHarness", "CLibFuzzer"]),
+    tool("toukan-record-probe", ["ToukanRecorder", "AudioCapture"]),
     tool("mdns-probe", ["ServiceDiscovery", "CribCallDiscovery", "CribCallProtocol"]),
     tool(
         "quic-probe",

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Reads a recording with FFmpeg (through PyAV), an implementation independent of the GStreamer that wrote it.
 
-Prints one JSON object: the streams (type, codec), the decoded audio (seconds, sample rate, and the RMS level
-and zero-crossing frequency of its last second, mono) and the decoded video (frames, sizes).
-Used by Tests/CribCall/Adapters/MediaTests/RecordingTests.swift.
+Prints one JSON object: the streams (type, codec), the decoded audio (seconds, sample rate, channels, codec
+profile, the RMS level and zero-crossing frequency of its last second, and the zero-crossing frequency of the
+second in its middle; first channel) and the decoded video (frames, sizes). Matroska, WAV and MP4/M4A alike.
+Used by Tests/CribCall/Adapters/MediaTests/RecordingTests.swift and Tests/Toukan/ToukanTestSupport.
 """
 import argparse
 import json
@@ -17,11 +18,14 @@ import av
 def audio(path):
     samples = []
     rate = None
+    channels = None
     with av.open(path) as container:
         if not container.streams.audio:
             return None
+        profile = container.streams.audio[0].codec_context.profile
         for frame in container.decode(audio=0):
             rate = frame.sample_rate
+            channels = len(frame.layout.channels)
             # Float planar (Opus) or packed; the first channel either way, without numpy.
             plane = bytes(frame.planes[0])
             fmt = frame.format.name
@@ -38,11 +42,18 @@ def audio(path):
     tail = samples[-rate:] if rate else []
     rms = math.sqrt(sum(v * v for v in tail) / len(tail)) if tail else 0.0
     crossings = sum(1 for a, b in zip(tail, tail[1:]) if (a < 0) != (b < 0))
+    # The second in the middle: away from an encoder's priming and padding at either end.
+    start = max(0, (len(samples) - rate) // 2) if rate else 0
+    middle = samples[start : start + rate] if rate else []
+    middle_crossings = sum(1 for a, b in zip(middle, middle[1:]) if (a < 0) != (b < 0))
     return {
         "seconds": len(samples) / rate if rate else 0,
         "sample_rate": rate,
+        "channels": channels,
+        "profile": profile,
         "rms": rms,
         "frequency": crossings / 2 * (rate / len(tail)) if tail else 0,
+        "middle_frequency": middle_crossings / 2 * (rate / len(middle)) if middle else 0,
     }
 
 

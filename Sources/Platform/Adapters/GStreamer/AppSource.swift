@@ -14,13 +14,32 @@ public final class AppSource: Sendable {
 
     /// Copies `samples` into a new buffer and queues it (an appsrc with `do-timestamp` stamps it on arrival).
     public func push(_ samples: [Float]) {
+        push(samples, presentationTime: nil, duration: nil)
+    }
+
+    /// Copies `samples` into a new buffer stamped with its own timeline position and queues it: for a stream
+    /// whose timeline is the audio itself rather than the moment it arrived (e.g. a recording that leaves out the
+    /// time an input was lost).
+    ///
+    /// - Parameters:
+    ///   - presentationTime: The buffer's PTS; nil leaves it unset.
+    ///   - duration: The buffer's duration; nil leaves it unset.
+    public func push(_ samples: [Float], presentationTime: Duration?, duration: Duration?) {
         guard !samples.isEmpty else { return }
         let size = samples.count * MemoryLayout<Float>.size
         guard let buffer = gst_buffer_new_allocate(nil, gsize(size), nil) else { return }
         samples.withUnsafeBytes { bytes in
             _ = gst_buffer_fill(buffer, 0, bytes.baseAddress, gsize(size))
         }
+        if let presentationTime { buffer.pointee.pts = ClockTime.from(presentationTime) }
+        if let duration { buffer.pointee.duration = ClockTime.from(duration) }
         // Takes the buffer; the result only says whether the pipeline still flows.
         _ = gst_app_src_push_buffer(cgst_app_src(source.element.pointer), buffer)
+    }
+
+    /// Ends the stream: downstream elements finish what they hold (an encoder drains, a muxer writes its index)
+    /// and the pipeline posts EOS on its bus once every sink has it. Later pushes are refused.
+    public func endOfStream() {
+        _ = gst_app_src_end_of_stream(cgst_app_src(source.element.pointer))
     }
 }

@@ -14,12 +14,12 @@ public final class Bus: @unchecked Sendable {
 
     /// The next message, waiting up to `timeout`; nil if none came.
     public func pop(timeout: Duration) -> Message? {
-        gst_bus_timed_pop(pointer, Self.clockTime(timeout)).map(Message.init(taking:))
+        gst_bus_timed_pop(pointer, ClockTime.from(timeout)).map(Message.init(taking:))
     }
 
     /// The next ERROR message, waiting up to `timeout`; other messages before it are dropped.
     public func popError(timeout: Duration) -> GStreamerFailure? {
-        guard let message = gst_bus_timed_pop_filtered(pointer, Self.clockTime(timeout), GST_MESSAGE_ERROR) else {
+        guard let message = gst_bus_timed_pop_filtered(pointer, ClockTime.from(timeout), GST_MESSAGE_ERROR) else {
             return nil
         }
         defer { gst_message_unref(message) }
@@ -44,12 +44,6 @@ public final class Bus: @unchecked Sendable {
     /// Drops every queued message and every later post.
     func setFlushing() {
         gst_bus_set_flushing(pointer, 1)
-    }
-
-    private static func clockTime(_ duration: Duration) -> GstClockTime {
-        let parts = duration.components
-        return GstClockTime(max(0, parts.seconds)) * cgst_second
-            + GstClockTime(max(0, parts.attoseconds) / 1_000_000_000)
     }
 }
 

@@ -80,7 +80,11 @@ public enum GStreamer {
         "rtpopuspay": "gstreamer1.0-plugins-good", "rtpvp8depay": "gstreamer1.0-plugins-good",
         "rtpvp8pay": "gstreamer1.0-plugins-good", "v4l2src": "gstreamer1.0-plugins-good",
         "vp8dec": "gstreamer1.0-plugins-good", "vp8enc": "gstreamer1.0-plugins-good",
-        "wavenc": "gstreamer1.0-plugins-good",
+        "wavenc": "gstreamer1.0-plugins-good", "wavparse": "gstreamer1.0-plugins-good",
+        "mp4mux": "gstreamer1.0-plugins-good", "qtdemux": "gstreamer1.0-plugins-good",
+        "aacparse": "gstreamer1.0-plugins-good",
+        // FFmpeg's encoders and decoders (AAC-LC: avenc_aac)
+        "avenc_aac": "gstreamer1.0-libav", "avdec_aac": "gstreamer1.0-libav",
         // -bad, -ugly, devices
         "dtlssrtpdec": "gstreamer1.0-plugins-bad", "dtlssrtpenc": "gstreamer1.0-plugins-bad",
         "h264parse": "gstreamer1.0-plugins-bad", "openh264dec": "gstreamer1.0-plugins-bad",

@@ -64,6 +64,18 @@ public struct GStreamerFailure: Error, Sendable, Hashable {
         )
     }
 
+    /// Whether a sink ran out of room on its device (a full disk).
+    public var isOutOfSpace: Bool {
+        domain == .resource && code == Int32(GST_RESOURCE_ERROR_NO_SPACE_LEFT.rawValue)
+    }
+
+    /// Whether a file or device could not be opened or written (permissions, a missing directory, an I/O error).
+    public var isWriteFailure: Bool {
+        domain == .resource
+            && [GST_RESOURCE_ERROR_OPEN_WRITE, GST_RESOURCE_ERROR_OPEN_READ_WRITE, GST_RESOURCE_ERROR_WRITE]
+                .map { Int32($0.rawValue) }.contains(code)
+    }
+
     /// Whether GStreamer lacks a plugin (decoder, demuxer) for the data.
     public var isMissingPlugin: Bool {
         (domain == .core && code == Int32(GST_CORE_ERROR_MISSING_PLUGIN.rawValue))

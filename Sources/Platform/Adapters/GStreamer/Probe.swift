@@ -79,6 +79,16 @@ public struct ProbeData: ~Copyable {
         return Array(UnsafeBufferPointer(start: data, count: Int(map.size)))
     }
 
+    /// The buffer's presentation time; nil for an event or an unstamped buffer.
+    public var presentationTime: Duration? {
+        buffer.flatMap { ClockTime.duration($0.pointee.pts) }
+    }
+
+    /// The buffer's duration; nil for an event or a buffer without one.
+    public var duration: Duration? {
+        buffer.flatMap { ClockTime.duration($0.pointee.duration) }
+    }
+
     /// Whether this is an end-of-stream event.
     public var isEndOfStream: Bool { event?.pointee.type == GST_EVENT_EOS }
 
