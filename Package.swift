@@ -170,6 +170,8 @@ let platformTargets: [Target] = [
 
     // Owns CGStreamer: one initialisation, element checks that name the Debian package, pipelines, the bus, appsink.
     platform.adapter("GStreamer", ["CGStreamer"]),
+    // A daemon's control socket: Unix-domain, 0600, one JSON request per connection, answered by JSON lines.
+    platform.adapter("ControlSocket", ["CanonicalJSON", nioCore, nioPosix]),
     // Background jobs shared by workers: SQLite on one machine (PostgreSQL for several: PostgresJobQueue).
     platform.adapter("JobQueue", [grdb, "Postgres", postgresNIO, logging]),
     // PostgreSQL connection settings from a postgres:// URL, for every adapter that uses PostgreSQL.
@@ -190,6 +192,7 @@ let platformTests: [Target] = [
     platform.tests(.core, "DeviceIdentity", ["DeviceIdentityStore", crypto, x509]),
     platform.tests(.core, "SoundDetection"),
     platform.tests(.adapters, "GStreamer"),
+    platform.tests(.adapters, "ControlSocket", ["CanonicalJSON"]),
     platform.tests(.adapters, "JobQueue"),
     platform.tests(.adapters, "Postgres"),
     platform.tests(.adapters, "AudioCapture", ["GStreamer", "CGStreamer", "SoundDetection"]),
