@@ -342,12 +342,12 @@ let toukanTargets: [Target] = [
     // The ledger, the upload queue policy, naming, replies, the POST /upload and tus 1.0 contracts (both sides).
     toukan.core("ToukanCore", ["CanonicalJSON", crypto]),
     // Crash-safe recording (fragmented AAC .m4a) over the GStreamer adapter; lost inputs become gap markers.
-    toukan.adapter("ToukanRecorder", ["GStreamer", "AudioCapture"]),
+    toukan.adapter("ToukanRecorder", ["ToukanCore", "GStreamer", "AudioCapture"]),
 ]
 let toukanTests: [Target] = [
     toukan.testSupport(["ToukanCore", "TestSupport"]),
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", "FuzzHarness", crypto]),
-    toukan.tests(.adapters, "ToukanRecorder", ["AudioCapture", "toukan-record-probe"]),
+    toukan.tests(.adapters, "ToukanRecorder", ["AudioCapture", "ToukanCore", "toukan-record-probe"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
@@ -356,7 +356,7 @@ let tools: [Target] = [
     tool("BenchmarkSupport", library: true),
     tool("FuzzHarness", ["CanonicalJSON", "CribCallProtocol", "ToukanCore", nioCore], library: true),
     tool("fuzz-parsers", ["FuzzHarness", "CLibFuzzer"]),
-    tool("toukan-record-probe", ["ToukanRecorder", "AudioCapture"]),
+    tool("toukan-record-probe", ["ToukanRecorder", "ToukanCore", "AudioCapture"]),
     tool("mdns-probe", ["ServiceDiscovery", "CribCallDiscovery", "CribCallProtocol"]),
     tool(
         "quic-probe",

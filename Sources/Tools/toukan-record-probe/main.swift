@@ -9,6 +9,7 @@
 // "bytes":…} or {"event":"recovered","seconds":…}; {"event":"error","message":…} and status 1 on failure.
 
 import Foundation
+import ToukanCore
 import ToukanRecorder
 
 #if canImport(Glibc)
@@ -50,7 +51,7 @@ func record(source text: String, output: URL, seconds limit: Double?) async {
                 case .paused(let at, let reason):
                     emit(["event": "paused", "at": seconds(at), "reason": reason])
                 case .resumed(let gap):
-                    emit(["event": "resumed", "at": seconds(gap.offset), "length": seconds(gap.length)])
+                    emit(["event": "resumed", "at": gap.start, "length": gap.length])
                 case .failed(let error): emit(["event": "failed", "message": error.message])
                 case .finished: break
                 }

@@ -1,21 +1,5 @@
 public import Foundation
-
-/// Time the input was lost during a recording: not in the file (no silence is passed off as recorded), kept as a
-/// marker, e.g. "14 s missing at 00:12:03".
-public struct Gap: Sendable, Hashable {
-    /// Where in the recording the gap sits: the audio recorded before it.
-    public var offset: Duration
-    /// How long the input was lost (wall-clock time from its last audio to its first audio again, or to the stop).
-    public var length: Duration
-    /// Why, as the input reported it (e.g. "cannot record from PulseAudio (Connection refused) …").
-    public var reason: String
-
-    public init(offset: Duration, length: Duration, reason: String) {
-        self.offset = offset
-        self.length = length
-        self.reason = reason
-    }
-}
+public import ToukanCore
 
 /// The loudness of the last stretch of audio, for a live meter.
 public struct AudioLevel: Sendable, Hashable {

@@ -2,6 +2,7 @@ import AudioCapture
 public import Foundation
 import GStreamer
 import Synchronization
+public import ToukanCore
 
 /// Records one audio input to an AAC-LC .m4a that survives a crash: a fragmented MP4 written fragment by fragment
 /// (500 ms by default) with synchronous writes, so `kill -9`, a power cut or a full disk lose at most the last
@@ -313,7 +314,7 @@ public final class ToukanRecorder: Sendable {
             case .recording, .paused:
                 shared.state = .stopping
                 if let open = shared.openGap {
-                    shared.gaps.append(Gap(offset: open.offset, length: .now - open.since, reason: open.reason))
+                    shared.gaps.append(Gap(open.offset, length: .now - open.since, reason: open.reason))
                     shared.openGap = nil
                 }
                 return .success((shared.encoder, shared.supervisor))
@@ -436,7 +437,7 @@ public final class ToukanRecorder: Sendable {
                 shared.emit(.started(file: output))
             } else if let open = shared.openGap {
                 let length = max(.zero, frame.capturedAt - frameDuration - open.since)
-                let gap = Gap(offset: open.offset, length: length, reason: open.reason)
+                let gap = Gap(open.offset, length: length, reason: open.reason)
                 shared.gaps.append(gap)
                 shared.openGap = nil
                 shared.emit(.resumed(gap))
@@ -464,5 +465,19 @@ public final class ToukanRecorder: Sendable {
             }
         }
         return try result.get()
+    }
+}
+
+extension Gap {
+    /// A gap at `offset` into the recording, `length` long.
+    init(_ offset: Duration, length: Duration, reason: String) {
+        self.init(start: offset.seconds, length: length.seconds, reason: reason)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -7,10 +7,13 @@ public struct Gap: Sendable, Hashable, Codable, CustomStringConvertible {
     public var start: TimeInterval
     /// How long no audio was captured, in seconds.
     public var length: TimeInterval
+    /// Why, as the input reported it (e.g. "cannot record from PulseAudio (Connection refused) …"), if known.
+    public var reason: String?
 
-    public init(start: TimeInterval, length: TimeInterval) {
+    public init(start: TimeInterval, length: TimeInterval, reason: String? = nil) {
         self.start = start
         self.length = length
+        self.reason = reason
     }
 
     /// `14 s missing at 00:12:03`; a gap under half a second reads `<1 s missing at …`.

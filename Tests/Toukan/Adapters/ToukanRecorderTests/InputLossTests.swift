@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import ToukanCore
 import ToukanTestSupport
 
 @testable import ToukanRecorder
@@ -41,16 +42,17 @@ struct InputLossTests {
         let gap = try #require(summary.gaps.first)
         #expect(summary.gaps.count == 1, "\(summary.gaps)")
         // 50 frames of 20 ms were delivered before the plug was pulled.
-        #expect(gap.offset == .seconds(1), "\(gap)")
-        #expect(gap.length >= .milliseconds(350), "two retries 200 ms apart, yet the gap is \(gap.length)")
-        #expect(gap.reason.contains("unplugged"), "\(gap.reason)")
+        #expect(gap.start == 1, "\(gap)")
+        #expect(gap.length >= 0.35, "two retries 200 ms apart, yet the gap is \(gap.length) s")
+        #expect(gap.reason?.contains("unplugged") == true, "\(gap)")
         #expect(openings.load(ordering: .relaxed) == 3)
 
         var received: [RecorderEvent] = []
         for await event in events { received.append(event) }
         #expect(
             received == [
-                .started(file: file), .paused(at: .seconds(1), reason: gap.reason), .resumed(gap), .finished(summary),
+                .started(file: file), .paused(at: .seconds(1), reason: gap.reason ?? ""), .resumed(gap),
+                .finished(summary),
             ])
 
         guard pyAVAvailable("the FFmpeg check of a recording with a gap") else { return }
