@@ -290,7 +290,9 @@ final class CapturePipeline: Sendable {
         }
         let isFile: Bool
         if case .file = source { isFile = true } else { isFile = false }
-        // A file prerolls in PAUSED first, so the looping segment seek can be set before it plays.
+        // A file prerolls in PAUSED first, then plays; it loops by a flushing seek at its end. Not a non-flushing
+        // segment seek at SEGMENT_DONE: that seek waits for the demuxer's streaming thread, which can be blocked
+        // pushing into a queue whose sink is re-prerolling — a deadlock seen with short WAV files (wavparse).
         var awaitingPreroll = isFile
         guard pipeline.setState(isFile ? .paused : .playing) else { return failureFromBus() }
         while true {
@@ -300,16 +302,11 @@ final class CapturePipeline: Sendable {
             case .error(let failure):
                 return AudioCaptureError(failure, source: source)
             case .endOfStream:
-                // Reached only if the segment seek was refused: restart the file, or report a live input's end.
+                // A file loops: its end starts it again; a live input's end is reported.
                 guard isFile else { return .inputEnded(source) }
                 guard restartFile() else { return .cannotLoop(source) }
-            case .segmentDone:
-                // The end of a looping segment: a non-flushing segment seek continues without a gap.
-                guard pipeline.seekToStart(flushing: false) || restartFile() else { return .cannotLoop(source) }
             case .asyncDone(fromPipeline: true) where awaitingPreroll:
                 awaitingPreroll = false
-                // Without a segment (an unseekable stream) the file plays once and EOS restarts it.
-                _ = pipeline.seekToStart(flushing: true)
                 guard pipeline.setState(.playing) else { return failureFromBus() }
             case .application(Self.noAudioStreamMessageName):
                 if case .file(let path) = source {
@@ -321,9 +318,9 @@ final class CapturePipeline: Sendable {
         }
     }
 
-    /// Starts the file again: a flushing segment seek, or (for a stream that cannot seek) READY → PLAYING.
+    /// Starts the file again: a flushing seek, or (for a stream that cannot seek) READY → PLAYING.
     private func restartFile() -> Bool {
-        if pipeline.seekToStart(flushing: true) { return true }
+        if pipeline.seekToStart(flushing: true, segment: false) { return true }
         return pipeline.setState(.ready) && pipeline.setState(.playing)
     }
 
