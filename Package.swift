@@ -343,11 +343,18 @@ let toukanTargets: [Target] = [
     toukan.core("ToukanCore", ["CanonicalJSON", crypto]),
     // Crash-safe recording (fragmented AAC .m4a) over the GStreamer adapter; lost inputs become gap markers.
     toukan.adapter("ToukanRecorder", ["ToukanCore", "GStreamer", "AudioCapture"]),
+    // `toukan`'s work: the recorder daemon behind its control socket, started on first use; the commands.
+    toukan.service(
+        "ToukanApp",
+        ["CanonicalJSON", "ControlSocket", "Terminal", "ToukanCore", "ToukanRecorder", logging, unixSignals]
+    ),
+    toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),
 ]
 let toukanTests: [Target] = [
     toukan.testSupport(["ToukanCore", "TestSupport"]),
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", "FuzzHarness", crypto]),
     toukan.tests(.adapters, "ToukanRecorder", ["AudioCapture", "ToukanCore", "toukan-record-probe"]),
+    toukan.tests(.executables, named: "ToukanCLITests", ["toukan"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing

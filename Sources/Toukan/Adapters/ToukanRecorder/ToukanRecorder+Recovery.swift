@@ -21,7 +21,17 @@ extension ToukanRecorder {
             throw RecorderError(
                 code: .outputExists, message: "\(output.path) exists already: recover into a new file")
         }
-        return try await onOwnThread { () throws(RecorderError) in try remux(partial, to: output) }
+        // Created owner-only before GStreamer opens it, like every recording.
+        guard FileManager.default.createFile(atPath: output.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw RecorderError(code: .outputUnwritable, message: "cannot create \(output.path)")
+        }
+        do {
+            return try await onOwnThread { () throws(RecorderError) in try remux(partial, to: output) }
+        } catch {
+            try? FileManager.default.removeItem(at: output)
+            throw error
+        }
     }
 
     private static func remux(_ partial: URL, to output: URL) throws(RecorderError) -> Duration {

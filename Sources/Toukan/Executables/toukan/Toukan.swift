@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ToukanApp
+
+/// `toukan`: the recorder that never loses audio. Argument parsing only; the work is in ToukanApp.
+@main
+struct Toukan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "toukan",
+        abstract: "Toukan: record, and never lose a recording; uploads happen in the background.",
+        subcommands: [Start.self, Stop.self, Status.self, Daemon.self]
+    )
+
+    static func main() async {
+        ToukanLogging.bootstrap()
+        await main(nil)
+    }
+
+    struct Options: ParsableArguments {
+        @Option(name: .long, help: ArgumentHelp(ToukanDataDirectory.help))
+        var dataDir: String?
+
+        @Flag(help: "Print JSON instead of text.")
+        var json = false
+
+        var commands: ToukanCommands { ToukanCommands(data: ToukanDataDirectory(path: dataDir), json: json) }
+    }
+
+    /// `toukan start`.
+    struct Start: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start recording (the daemon starts on first use). Already recording: nothing changes.")
+
+        @Option(help: ArgumentHelp("Where to record from: \(ToukanApp.sourceSyntax).", valueName: "source"))
+        var audioSource = "auto"
+
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            print(try await reporting("start") { try await options.commands.start(source: audioSource) })
+        }
+    }
+
+    /// `toukan stop`.
+    struct Stop: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop recording and save it for upload.")
+
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            print(try await reporting("stop") { try await options.commands.stop() })
+        }
+    }
+
+    /// `toukan status`.
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show whether Toukan is recording: the timer, the level, the file.")
+
+        @Flag(help: "Keep showing the timer and a live level meter (Ctrl-C to leave; recording goes on).")
+        var watch = false
+
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            let commands = options.commands
+            guard watch else {
+                print(try await reporting("status") { try await commands.status() })
+                return
+            }
+            try await reporting("status") {
+                for try await line in commands.watch() {
+                    if options.json {
+                        print(line)
+                    } else {
+                        FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + line).utf8))
+                    }
+                }
+                if !options.json { print() }
+            }
+        }
+    }
+
+    /// `toukan daemon`: run by `toukan start`; not for people.
+    struct Daemon: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the recorder daemon in the foreground (toukan start launches it).", shouldDisplay: false)
+
+        @Option(name: .long, help: ArgumentHelp(ToukanDataDirectory.help))
+        var dataDir: String?
+
+        func run() async throws {
+            try await reporting("daemon") { try await DaemonRun(data: ToukanDataDirectory(path: dataDir)).run() }
+        }
+    }
+}
+
+/// A ``ToukanFailure`` or any other error: one line on stderr, `toukan <command>: <message>`, exit status 1.
+func reporting<T>(_ command: String, _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        Logger(label: "toukan \(command)").error("\(error)")
+        throw ExitCode.failure
+    }
+}

@@ -1,0 +1,129 @@
+import CanonicalJSON
+import ControlSocket
+public import Foundation
+import ToukanCore
+
+/// `toukan start|stop|status`: talk to the daemon of a data directory, starting it on first use.
+public struct ToukanCommands: Sendable {
+    public let data: ToukanDataDirectory
+    /// One JSON object per answer instead of text.
+    public var json: Bool
+
+    public init(data: ToukanDataDirectory, json: Bool) {
+        self.data = data
+        self.json = json
+    }
+
+    /// `toukan start`: starts the daemon if needed, then recording. Returns the line to print.
+    public func start(source: String) async throws -> String {
+        try await ensureDaemon()
+        return try render(try await ask(["command": "start", "source": .string(source)]))
+    }
+
+    /// `toukan stop`: saves the recording (no daemon: nothing was recording).
+    public func stop() async throws -> String {
+        do {
+            return try render(try await ask(["command": "stop"]))
+        } catch let error as ControlSocketError where error.code == .notRunning {
+            return try render(RecorderDaemon.reply(.notRecording, ok: true))
+        }
+    }
+
+    /// `toukan status`: the daemon's state, or idle when none runs.
+    public func status() async throws -> String {
+        do {
+            return statusText(try await ask(["command": "status"]))
+        } catch let error as ControlSocketError where error.code == .notRunning {
+            return statusText(["event": "status", "state": "idle", "pid": .null])
+        }
+    }
+
+    /// `toukan status --watch`: the MM:SS timer and a level meter, refreshed until the caller stops iterating.
+    public func watch() -> AsyncThrowingStream<String, any Error> {
+        let stream = ControlSocketClient.request(path: data.socket.path, ["command": "watch"])
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await line in stream { continuation.yield(statusText(line)) }
+                    continuation.finish()
+                } catch let error as ControlSocketError where error.code == .notRunning {
+                    continuation.yield(statusText(["event": "status", "state": "idle", "pid": .null]))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func ask(_ request: JSONValue) async throws -> JSONValue {
+        try await ControlSocketClient.ask(path: data.socket.path, request)
+    }
+
+    /// An answer as the user reads it: the reply, or the error (thrown, so the exit status says it failed).
+    private func render(_ answer: JSONValue) throws -> String {
+        if answer["ok"] == false {
+            let message = answer["error"]?.stringValue ?? "the daemon refused"
+            if json { throw ToukanFailure(answer.canonicalString) }
+            throw ToukanFailure(message)
+        }
+        return json ? answer.canonicalString : answer["reply"]?.stringValue ?? answer.canonicalString
+    }
+
+    /// `● REC 01:23  ▮▮▮▮▮▯▯▯▯▯ −23 dB  toukan_….m4a`, or `Toukan isn't recording right now`.
+    func statusText(_ status: JSONValue) -> String {
+        if json { return status.canonicalString }
+        guard let state = status["state"]?.stringValue, state != "idle" else {
+            return ToukanReply.notRecording.rawValue
+        }
+        let elapsed = status["elapsedSeconds"]?.doubleValue ?? 0
+        let file = status["file"]?.stringValue.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
+        var line = (state == "paused" ? "‖ PAUSED " : "● REC ") + ElapsedTime.timer(elapsed)
+        if let peak = status["level"]?["peakDb"]?.doubleValue {
+            // −60 dBFS and below is an empty meter, 0 dBFS a full one.
+            let filled = Int((min(max(peak, -60), 0) + 60) / 6)
+            line += "  " + String(repeating: "▮", count: filled) + String(repeating: "▯", count: 10 - filled)
+            line += String(format: " %.0f dB", peak)
+        }
+        if let gaps = status["gaps"]?.arrayValue, !gaps.isEmpty {
+            line += "  (\(gaps.compactMap(\.stringValue).joined(separator: ", ")))"
+        }
+        return line + "  " + file
+    }
+
+    /// Starts `toukan daemon` for this data directory unless one answers, and waits until it does (≤ 15 s).
+    func ensureDaemon() async throws {
+        if (try? await ask(["command": "status"])) != nil { return }
+        try data.create()
+        let program = Self.currentExecutable()
+        let process = Process()
+        // setsid: the daemon gets a session of its own, so the terminal's Ctrl-C and hang-up do not reach it.
+        let setsid = ["/usr/bin/setsid", "/bin/setsid"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        process.executableURL = URL(fileURLWithPath: setsid ?? program)
+        process.arguments = (setsid == nil ? [] : [program]) + ["daemon", "--data-dir", data.url.path]
+        FileManager.default.createFile(atPath: data.log.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        let log = try FileHandle(forWritingTo: data.log)
+        log.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw ToukanFailure("cannot start the Toukan daemon (\(program)): \(error)")
+        }
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if (try? await ask(["command": "status"])) != nil { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ToukanFailure("the Toukan daemon did not start within 15 s; see \(data.log.path)")
+    }
+
+    /// The path of the running program (`/proc/self/exe` on Linux).
+    static func currentExecutable() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+}

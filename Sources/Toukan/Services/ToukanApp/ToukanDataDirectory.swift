@@ -1,0 +1,46 @@
+public import Foundation
+
+/// Toukan's data directory (`--data-dir`): `recordings/` (the audio, never deleted before a confirmed upload), the
+/// ledger, the daemon's control socket and its log.
+public struct ToukanDataDirectory: Sendable {
+    public let url: URL
+
+    /// `path`, or `$XDG_DATA_HOME/toukan` (default `~/.local/share/toukan`) when nil.
+    public init(path: String?) {
+        if let path {
+            url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        } else {
+            let environment = ProcessInfo.processInfo.environment
+            let base =
+                environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            url = base.appendingPathComponent("toukan", isDirectory: true)
+        }
+    }
+
+    /// What `--data-dir`'s help says.
+    public static let help = "Data directory (default: $XDG_DATA_HOME/toukan or ~/.local/share/toukan)."
+
+    /// Where recordings are written: `toukan_<UTC time>.m4a`, `.m4a.part` while recording.
+    public var recordings: URL { url.appendingPathComponent("recordings", isDirectory: true) }
+
+    /// The daemon's control socket.
+    public var socket: URL { url.appendingPathComponent("toukan.sock") }
+
+    /// The daemon's diagnostics (it has no terminal).
+    public var log: URL { url.appendingPathComponent("daemon.log") }
+
+    /// Creates the directory and `recordings/` (0700) if missing.
+    func create() throws {
+        for directory in [url, recordings] where !FileManager.default.fileExists(atPath: directory.path) {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+    }
+
+    /// Free bytes on the file system of `recordings/`.
+    func freeBytes() -> Int64 {
+        let attributes = try? FileManager.default.attributesOfFileSystem(forPath: recordings.path)
+        return (attributes?[.systemFreeSize] as? NSNumber)?.int64Value ?? 0
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+import Testing
+import ToukanTestSupport
+
+/// The `toukan` program as a person uses it: the daemon started on first use, the seed's replies, the status, and
+/// a recording that survives `kill -9` of the daemon.
+@Suite("toukan start, stop and status")
+struct ToukanCLITests {
+    /// A data directory short enough for the control socket's path; removed at the end of the test.
+    final class DataDirectory: Sendable {
+        let path = "/tmp/tk-\(UUID().uuidString.prefix(8))"
+
+        var recordings: URL { URL(fileURLWithPath: path).appendingPathComponent("recordings") }
+
+        func files() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: recordings.path).sorted()
+        }
+
+        func toukan(_ arguments: String...) async throws -> Subprocess.Result {
+            try await Subprocess.run(try Subprocess.builtProduct("toukan"), arguments + ["--data-dir", path])
+        }
+
+        /// `toukan status --json`, parsed.
+        func status() async throws -> [String: Any] {
+            let result = try await toukan("status", "--json")
+            return try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] ?? [:]
+        }
+
+        deinit {
+            // The daemon outlives each command: stop it with the test.
+            if let text = try? String(contentsOfFile: path + "/daemon.log", encoding: .utf8) {
+                for line in text.split(separator: "\n") where line.contains("ready, pid ") {
+                    if let pid = Int32(line.split(separator: " ").last ?? "") { kill(pid, SIGTERM) }
+                }
+            }
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    @Test("the seed's replies, a status with pid, timer and file, and a saved owner-only .m4a")
+    func startStopStatus() async throws {
+        let data = DataDirectory()
+        #expect(try await data.toukan("status").stdoutText == "Toukan isn't recording right now\n")
+        #expect(try await data.toukan("stop").stdoutText == "Toukan isn't recording right now\n")
+        let started = try await data.toukan("start", "--audio-source", "test:tone")
+        #expect(started.stdoutText == "Recording started\n", "\(started.stderrText)")
+        #expect(try await data.toukan("start").stdoutText == "Toukan is already recording\n")
+        try await eventually("the timer runs") { (try await data.status()["elapsedSeconds"] as? Double ?? 0) >= 1 }
+        let status = try await data.status()
+        #expect(status["state"] as? String == "recording")
+        #expect((status["pid"] as? Int ?? 0) > 0)
+        let file = try #require(status["file"] as? String)
+        #expect(URL(fileURLWithPath: file).lastPathComponent.hasPrefix("toukan_"))
+        #expect(try await data.toukan("status").stdoutText.hasPrefix("● REC 00:0"))
+        let stopped = try await data.toukan("stop")
+        #expect(stopped.stdoutText == "Recording saved. I'll upload it in the background.\n")
+        #expect(try data.files() == [URL(fileURLWithPath: file).lastPathComponent])
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        #expect(try await data.status()["state"] as? String == "idle")
+    }
+
+    @Test(
+        "kill -9 of the daemon mid-recording: the next start finalizes the partial file, within 1 s of the time recorded"
+    )
+    func killedDaemon() async throws {
+        let data = DataDirectory()
+        #expect(try await data.toukan("start", "--audio-source", "test:tone").status == 0)
+        try await eventually("three seconds are recorded") {
+            (try await data.status()["elapsedSeconds"] as? Double ?? 0) >= 3
+        }
+        let status = try await data.status()
+        let recorded = try #require(status["elapsedSeconds"] as? Double)
+        let pid = try #require(status["pid"] as? Int)
+        kill(pid_t(pid), SIGKILL)
+        try await eventually("the daemon is gone") { kill(pid_t(pid), 0) != 0 }
+        let partial = try data.files()
+        #expect(partial.count == 1 && partial[0].hasSuffix(".m4a.part"), "\(partial)")
+        // The next use starts a new daemon, which finalizes the partial file before anything else.
+        #expect(try await data.toukan("start", "--audio-source", "test:tone").stdoutText == "Recording started\n")
+        #expect(try await data.toukan("stop").status == 0)
+        let files = try data.files()
+        let recovered = String(partial[0].dropLast(".part".count))
+        #expect(files.count == 2 && files.contains(recovered) && !files.contains { $0.hasSuffix(".part") }, "\(files)")
+        let log = try String(contentsOfFile: data.path + "/daemon.log", encoding: .utf8)
+        #expect(log.contains("recovered \(recovered)"))
+        guard InteropPeers.pythonAvailable(for: "FFmpeg's check of the recovered recording") else { return }
+        let probe = try await RecordingProbe.read(data.recordings.appendingPathComponent(recovered))
+        #expect(probe.codecs == ["aac"] && probe.sampleRate == 44_100 && probe.channels == 1)
+        #expect(abs(probe.seconds - recorded) <= 1, "recovered \(probe.seconds) s of \(recorded) s recorded")
+    }
+
+    @Test("a bad audio source is refused with what to use, and nothing is left recording")
+    func badSource() async throws {
+        let data = DataDirectory()
+        let refused = try await data.toukan("start", "--audio-source", "telepathy")
+        #expect(refused.status == 1)
+        #expect(refused.stderrText.hasPrefix("toukan start: "), "\(refused.stderrText)")
+        #expect(try await data.status()["state"] as? String == "idle")
+    }
+}
