@@ -337,11 +337,14 @@ let beMyEarsTests: [Target] = [
 let toukan = Area(name: "Toukan")
 let toukanTargets: [Target] = [
     // The ledger, the upload queue policy, naming, replies, the POST /upload and tus 1.0 contracts (both sides).
-    toukan.core("ToukanCore", ["CanonicalJSON", crypto])
+    toukan.core("ToukanCore", ["CanonicalJSON", crypto]),
+    // The client side: the ledger in SQLite (GRDB, WAL, 0600).
+    toukan.adapter("ToukanStore", ["ToukanCore", grdb]),
 ]
 let toukanTests: [Target] = [
     toukan.testSupport(["ToukanCore"]),
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
+    toukan.tests(.adapters, "ToukanStore", ["ToukanCore"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
