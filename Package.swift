@@ -161,6 +161,8 @@ let platformTargets: [Target] = [
         "CNGTCP2", pkgConfig: "libngtcp2_crypto_gnutls",
         apt: ["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev", "libgnutls28-dev"]
     ),
+    // The kernel's rtnetlink headers (linux-libc-dev): links and routes, for NetworkWatch.
+    platform.cBinding("CNetlink"),
     platform.cBinding("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
 
     platform.core("CanonicalJSON"),
@@ -177,6 +179,8 @@ let platformTargets: [Target] = [
     platform.adapter("AudioCapture", ["GStreamer", "SoundDetection"]),
     platform.adapter("DesktopNotifications", ["CDBus"]),
     platform.adapter("DeviceIdentityStore", ["DeviceIdentity", asn1]),
+    // Connectivity from the kernel (rtnetlink link and route events, not polling) and an online judgement.
+    platform.adapter("NetworkWatch", ["CNetlink"]),
     platform.adapter("QRCode", ["CQREncode"]),
     platform.adapter("ServiceDiscovery", ["CDNSSD"]),
     platform.adapter("SystemdUnit"),
@@ -194,6 +198,7 @@ let platformTests: [Target] = [
     platform.tests(.adapters, "Postgres"),
     platform.tests(.adapters, "AudioCapture", ["GStreamer", "CGStreamer", "SoundDetection"]),
     platform.tests(.adapters, "DesktopNotifications"),
+    platform.tests(.adapters, "NetworkWatch", ["network-watch-probe"]),
     platform.tests(.adapters, "QRCode"),
     platform.tests(.adapters, "ServiceDiscovery", ["mdns-probe"]),
     platform.tests(.adapters, "SystemdUnit"),
@@ -358,6 +363,7 @@ let tools: [Target] = [
         "quic-probe",
         ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore"]
     ),
+    tool("network-watch-probe", ["NetworkWatch"]),
     tool("sound-detection-benchmark", ["SoundDetection"]),
     tool(
         "quic-benchmark",

@@ -105,14 +105,16 @@ public final class MDNSNetwork: Sendable {
     }
 
     private func destroy() async {
-        for namespace in [a, b] {
-            // Whatever still runs in the namespace (a daemon that outlived its stop, a program a failed test left
-            // behind) goes with it.
-            let pids = (try? await Subprocess.run("ip", ["netns", "pids", namespace]))?.stdoutText ?? ""
-            for pid in pids.split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
-            _ = try? await Subprocess.run("ip", ["netns", "del", namespace])
-        }
+        for namespace in [a, b] { await Self.deleteNamespace(namespace) }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Deletes the network namespace `name`; whatever still runs in it (a daemon that outlived its stop, a program
+    /// a failed test left behind) is killed first.
+    public static func deleteNamespace(_ name: String) async {
+        let pids = (try? await Subprocess.run("ip", ["netns", "pids", name]))?.stdoutText ?? ""
+        for pid in pids.split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+        _ = try? await Subprocess.run("ip", ["netns", "del", name])
     }
 
     /// A shell command that runs `daemon` as a child of the shell and forwards SIGTERM/SIGINT to it.
