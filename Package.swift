@@ -26,6 +26,7 @@ let swiftSettings: [SwiftSetting] = [
 // MARK: - Packages from the mirror
 
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
@@ -36,6 +37,7 @@ let hummingbirdWSClient: Target.Dependency = .product(name: "HummingbirdWSClient
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
 let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
@@ -345,11 +347,14 @@ let toukanTargets: [Target] = [
     toukan.core("ToukanCore", ["CanonicalJSON", crypto]),
     // The client side: the ledger in SQLite (GRDB, WAL, 0600).
     toukan.adapter("ToukanStore", ["ToukanCore", grdb]),
+    // The client side: POST /upload and tus 1.0 over async-http-client, streamed from disk.
+    toukan.adapter("ToukanUploader", ["ToukanCore", asyncHTTPClient, nioCore, nioHTTP1]),
 ]
 let toukanTests: [Target] = [
-    toukan.testSupport(["ToukanCore"]),
+    toukan.testSupport(["ToukanCore", "TestSupport", hummingbird, nioCore, nioPosix, logging]),
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
     toukan.tests(.adapters, "ToukanStore", ["ToukanCore"]),
+    toukan.tests(.adapters, "ToukanUploader", ["ToukanCore"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
@@ -417,6 +422,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: targets
 )
