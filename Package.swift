@@ -349,12 +349,15 @@ let toukanTargets: [Target] = [
     toukan.adapter("ToukanStore", ["ToukanCore", grdb]),
     // The client side: POST /upload and tus 1.0 over async-http-client, streamed from disk.
     toukan.adapter("ToukanUploader", ["ToukanCore", asyncHTTPClient, nioCore, nioHTTP1]),
+    // The upload queue running: ToukanCore's decisions over the store, the uploader and the network watch.
+    toukan.service("ToukanUploads", ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", logging]),
 ]
 let toukanTests: [Target] = [
     toukan.testSupport(["ToukanCore", "TestSupport", hummingbird, nioCore, nioPosix, logging]),
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
     toukan.tests(.adapters, "ToukanStore", ["ToukanCore"]),
     toukan.tests(.adapters, "ToukanUploader", ["ToukanCore"]),
+    toukan.tests(.services, "ToukanUploads", ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", logging]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
