@@ -357,7 +357,10 @@ let toukanTests: [Target] = [
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
     toukan.tests(.adapters, "ToukanStore", ["ToukanCore"]),
     toukan.tests(.adapters, "ToukanUploader", ["ToukanCore"]),
-    toukan.tests(.services, "ToukanUploads", ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", logging]),
+    toukan.tests(
+        .services, "ToukanUploads",
+        ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", "upload-loop-probe", logging]
+    ),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
@@ -372,6 +375,7 @@ let tools: [Target] = [
         ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore"]
     ),
     tool("network-watch-probe", ["NetworkWatch"]),
+    tool("upload-loop-probe", ["NetworkWatch", "ToukanStore", "ToukanUploader", "ToukanUploads", logging]),
     tool("sound-detection-benchmark", ["SoundDetection"]),
     tool(
         "quic-benchmark",
