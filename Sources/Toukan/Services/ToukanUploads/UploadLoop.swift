@@ -57,11 +57,11 @@ public final class UploadLoop: Sendable {
         let recovered = try database.recoverInterruptedUploads()
         if !recovered.isEmpty { logger.info("resuming \(recovered.count) interrupted upload(s)") }
         try await withThrowingTaskGroup(of: Void.self) { group in
+            // Only the decisions end the loop: a network watch that stops leaves the periodic recheck.
             group.addTask { [network, wakeUpContinuation] in
                 for await _ in network.changes { wakeUpContinuation.yield() }
             }
-            group.addTask { try await self.decide() }
-            try await group.next()
+            try await self.decide()
             group.cancelAll()
         }
     }
@@ -77,9 +77,16 @@ public final class UploadLoop: Sendable {
                 logger.info("the network is back: queued uploads start now")
             }
             wasOnline = online
+            let rows: [Recording]
+            do {
+                rows = try database.queueRows()
+            } catch {
+                // The ledger is busy or unreadable for a moment: look again after the recheck interval.
+                logger.error("cannot read the ledger: \(error)")
+                rows = []
+            }
             let action = queue.nextAction(
-                rows: try database.queueRows(), connectivity: online ? .online(since: onlineSince) : .offline,
-                now: now())
+                rows: rows, connectivity: online ? .online(since: onlineSince) : .offline, now: now())
             let pause: Duration
             switch action {
             case .upload(let id):
