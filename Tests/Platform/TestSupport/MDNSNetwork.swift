@@ -105,16 +105,8 @@ public final class MDNSNetwork: Sendable {
     }
 
     private func destroy() async {
-        for namespace in [a, b] { await Self.deleteNamespace(namespace) }
+        for namespace in [a, b] { await NetworkNamespace.delete(namespace) }
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// Deletes the network namespace `name`; whatever still runs in it (a daemon that outlived its stop, a program
-    /// a failed test left behind) is killed first.
-    public static func deleteNamespace(_ name: String) async {
-        let pids = (try? await Subprocess.run("ip", ["netns", "pids", name]))?.stdoutText ?? ""
-        for pid in pids.split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
-        _ = try? await Subprocess.run("ip", ["netns", "del", name])
     }
 
     /// A shell command that runs `daemon` as a child of the shell and forwards SIGTERM/SIGINT to it.

@@ -83,7 +83,7 @@ struct NetworkWatchNamespaceTests {
     }
 
     func removeNamespaces(_ names: String...) async {
-        for name in names { await MDNSNetwork.deleteNamespace(name) }
+        for name in names { await NetworkNamespace.delete(name) }
     }
 
     func watchSteps(host: String, gateway: String) async throws {
@@ -95,6 +95,7 @@ struct NetworkWatchNamespaceTests {
             try await ip("-n", name, "link", "set", name, "up")
         }
         try await ip("-n", host, "route", "add", "default", "via", "10.79.0.2")
+        try await NetworkNamespace.waitForCarrier(host, in: host, present: true)
 
         let process = try BackgroundProcess(
             "ip", ["netns", "exec", host, try Subprocess.builtProduct("network-watch-probe")])

@@ -42,10 +42,10 @@ struct LinkReturnTests {
         do {
             try await run(client: client, server: server)
         } catch {
-            for name in [client, server] { await MDNSNetwork.deleteNamespace(name) }
+            for name in [client, server] { await NetworkNamespace.delete(name) }
             throw error
         }
-        for name in [client, server] { await MDNSNetwork.deleteNamespace(name) }
+        for name in [client, server] { await NetworkNamespace.delete(name) }
     }
 
     func run(client: String, server: String) async throws {
@@ -72,12 +72,8 @@ struct LinkReturnTests {
         let ledger = try ToukanDatabase(directory: directory)
         try ledger.add(recording)
         try await ip("-n", server, "link", "set", server, "down")
-        // The kernel reports the carrier loss on the client's end a moment later (linkwatch): wait for it, so the
-        // loop starts offline.
-        try await eventually("the client's end of the link to lose its carrier") {
-            let link = try await Subprocess.run("ip", ["-n", client, "-o", "link", "show", client]).stdoutText
-            return !link.contains("LOWER_UP")
-        }
+        // The loop starts offline: the kernel reports the carrier loss a moment after `ip link set` returns.
+        try await NetworkNamespace.waitForCarrier(client, in: client, present: false)
 
         let loop = try BackgroundProcess(
             "ip",
