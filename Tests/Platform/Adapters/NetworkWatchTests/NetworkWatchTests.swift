@@ -50,53 +50,15 @@ struct NetworkWatchNamespaceTests {
     /// The bound for an event after the `ip` command that causes it returned (the probe is already subscribed).
     static let eventDeadline = Duration.seconds(2)
 
-    static func unavailableReason() -> String? {
-        if getuid() != 0 { return "network namespaces need root (CI and `make test` run as root)" }
-        if (try? Subprocess.resolve("ip")) == nil { return "ip is not installed: run `make test` (iproute2)" }
-        return nil
-    }
-
-    func ip(_ arguments: String...) async throws {
-        let result = try await Subprocess.run("ip", arguments)
-        guard result.status == 0 else {
-            throw MissingValue(description: "ip \(arguments.joined(separator: " ")) failed: \(result.stderrText)")
-        }
-    }
-
     @Test("link down and up, default route removed and added: events within 2 s, isOnline follows the default route")
     func linkAndRoute() async throws {
-        if let reason = Self.unavailableReason() {
-            FileHandle.standardError.write(Data("WARNING: SKIPPING NetworkWatch namespace test: \(reason)\n".utf8))
-            return
+        guard NetworkNamespace.available(for: "the NetworkWatch namespace test") else { return }
+        try await NetworkNamespace.withPair(prefix: "nw", subnet: "10.79.0") { pair in
+            try await watchSteps(host: pair.host, gateway: pair.gateway)
         }
-        let tag = String(UInt32.random(in: 0..<UInt32.max), radix: 16)
-        let (host, gateway) = ("nw\(tag)h", "nw\(tag)g")
-        try await ip("netns", "add", host)
-        try await ip("netns", "add", gateway)
-        do {
-            try await watchSteps(host: host, gateway: gateway)
-        } catch {
-            await removeNamespaces(host, gateway)
-            throw error
-        }
-        await removeNamespaces(host, gateway)
-    }
-
-    func removeNamespaces(_ names: String...) async {
-        for name in names { await NetworkNamespace.delete(name) }
     }
 
     func watchSteps(host: String, gateway: String) async throws {
-        try await ip("link", "add", host, "netns", host, "type", "veth", "peer", "name", gateway, "netns", gateway)
-        try await ip("-n", host, "addr", "add", "10.79.0.1/24", "dev", host)
-        try await ip("-n", gateway, "addr", "add", "10.79.0.2/24", "dev", gateway)
-        for name in [host, gateway] {
-            try await ip("-n", name, "link", "set", "lo", "up")
-            try await ip("-n", name, "link", "set", name, "up")
-        }
-        try await ip("-n", host, "route", "add", "default", "via", "10.79.0.2")
-        try await NetworkNamespace.waitForCarrier(host, in: host, present: true)
-
         let process = try BackgroundProcess(
             "ip", ["netns", "exec", host, try Subprocess.builtProduct("network-watch-probe")])
         let ready = await process.line(timeout: .seconds(60)) { $0.contains(#""event":"ready""#) }

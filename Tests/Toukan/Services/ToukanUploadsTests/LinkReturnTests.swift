@@ -16,50 +16,15 @@ import ToukanTestSupport
 struct LinkReturnTests {
     static let uploadDeadline = Duration.seconds(2)
 
-    static func unavailableReason() -> String? {
-        if getuid() != 0 { return "network namespaces need root (CI and `make test` run as root)" }
-        for tool in ["ip", "python3"] where (try? Subprocess.resolve(tool)) == nil {
-            return "\(tool) is not installed: run `make test` (iproute2, python3)"
-        }
-        return nil
-    }
-
-    func ip(_ arguments: String...) async throws {
-        let result = try await Subprocess.run("ip", arguments)
-        guard result.status == 0 else {
-            throw MissingValue(description: "ip \(arguments.joined(separator: " ")) failed: \(result.stderrText)")
-        }
-    }
-
     @Test("a queued recording waits while the link is down and starts uploading within 2 s of the link coming up")
     func uploadStartsWhenLinkReturns() async throws {
-        if let reason = Self.unavailableReason() {
-            FileHandle.standardError.write(Data("WARNING: SKIPPING the link-return upload test: \(reason)\n".utf8))
-            return
+        guard NetworkNamespace.available(for: "the link-return upload test", tools: ["ip", "python3"]) else { return }
+        try await NetworkNamespace.withPair(prefix: "tu", subnet: "10.81.0") { pair in
+            try await run(client: pair.host, server: pair.gateway)
         }
-        let tag = String(UInt32.random(in: 0..<UInt32.max), radix: 16)
-        let (client, server) = ("tu\(tag)h", "tu\(tag)g")
-        do {
-            try await run(client: client, server: server)
-        } catch {
-            for name in [client, server] { await NetworkNamespace.delete(name) }
-            throw error
-        }
-        for name in [client, server] { await NetworkNamespace.delete(name) }
     }
 
     func run(client: String, server: String) async throws {
-        try await ip("netns", "add", client)
-        try await ip("netns", "add", server)
-        try await ip("link", "add", client, "netns", client, "type", "veth", "peer", "name", server, "netns", server)
-        try await ip("-n", client, "addr", "add", "10.81.0.1/24", "dev", client)
-        try await ip("-n", server, "addr", "add", "10.81.0.2/24", "dev", server)
-        for name in [client, server] {
-            try await ip("-n", name, "link", "set", "lo", "up")
-            try await ip("-n", name, "link", "set", name, "up")
-        }
-        try await ip("-n", client, "route", "add", "default", "via", "10.81.0.2")
-
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/toukan/upload_server.py").path
         let uploads = try BackgroundProcess(
             "ip", ["netns", "exec", server, try Subprocess.resolve("python3"), script, "10.81.0.2", "8080"])
@@ -71,7 +36,7 @@ struct LinkReturnTests {
         let (recording, _, _) = try RecordingFiles.make(1, size: 40_000, in: directory)
         let ledger = try ToukanDatabase(directory: directory)
         try ledger.add(recording)
-        try await ip("-n", server, "link", "set", server, "down")
+        try await NetworkNamespace.ip("-n", server, "link", "set", server, "down")
         // The loop starts offline: the kernel reports the carrier loss a moment after `ip link set` returns.
         try await NetworkNamespace.waitForCarrier(client, in: client, present: false)
 
@@ -90,7 +55,7 @@ struct LinkReturnTests {
         #expect(!uploads.output.contains { $0.contains(#""event": "request""#) }, "an upload went out while offline")
         #expect(try ledger.recording(id: recording.id)?.uploadStatus == .pending)
 
-        try await ip("-n", server, "link", "set", server, "up")
+        try await NetworkNamespace.ip("-n", server, "link", "set", server, "up")
         let linkUp = ContinuousClock.now
         let started = await uploads.line(timeout: Self.uploadDeadline) { $0.contains(#""event": "request""#) }
         if started != nil {
