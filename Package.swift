@@ -26,6 +26,7 @@ let swiftSettings: [SwiftSetting] = [
 // MARK: - Packages from the mirror
 
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
@@ -36,6 +37,7 @@ let hummingbirdWSClient: Target.Dependency = .product(name: "HummingbirdWSClient
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
 let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
@@ -161,6 +163,8 @@ let platformTargets: [Target] = [
         "CNGTCP2", pkgConfig: "libngtcp2_crypto_gnutls",
         apt: ["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev", "libgnutls28-dev"]
     ),
+    // The kernel's rtnetlink headers (linux-libc-dev): links and routes, for NetworkWatch.
+    platform.cBinding("CNetlink"),
     platform.cBinding("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
 
     platform.core("CanonicalJSON"),
@@ -179,6 +183,8 @@ let platformTargets: [Target] = [
     platform.adapter("AudioCapture", ["GStreamer", "SoundDetection"]),
     platform.adapter("DesktopNotifications", ["CDBus"]),
     platform.adapter("DeviceIdentityStore", ["DeviceIdentity", asn1]),
+    // Connectivity from the kernel (rtnetlink link and route events, not polling) and an online judgement.
+    platform.adapter("NetworkWatch", ["CNetlink"]),
     platform.adapter("QRCode", ["CQREncode"]),
     platform.adapter("ServiceDiscovery", ["CDNSSD"]),
     platform.adapter("SystemdUnit"),
@@ -197,6 +203,7 @@ let platformTests: [Target] = [
     platform.tests(.adapters, "Postgres"),
     platform.tests(.adapters, "AudioCapture", ["GStreamer", "CGStreamer", "SoundDetection"]),
     platform.tests(.adapters, "DesktopNotifications"),
+    platform.tests(.adapters, "NetworkWatch", ["network-watch-probe"]),
     platform.tests(.adapters, "QRCode"),
     platform.tests(.adapters, "ServiceDiscovery", ["mdns-probe"]),
     platform.tests(.adapters, "SystemdUnit"),
@@ -343,6 +350,12 @@ let toukanTargets: [Target] = [
     toukan.core("ToukanCore", ["CanonicalJSON", crypto]),
     // Crash-safe recording (fragmented AAC .m4a) over the GStreamer adapter; lost inputs become gap markers.
     toukan.adapter("ToukanRecorder", ["ToukanCore", "GStreamer", "AudioCapture"]),
+    // The client side: the ledger in SQLite (GRDB, WAL, 0600).
+    toukan.adapter("ToukanStore", ["ToukanCore", grdb]),
+    // The client side: POST /upload and tus 1.0 over async-http-client, streamed from disk.
+    toukan.adapter("ToukanUploader", ["ToukanCore", asyncHTTPClient, nioCore, nioHTTP1]),
+    // The upload queue running: ToukanCore's decisions over the store, the uploader and the network watch.
+    toukan.service("ToukanUploads", ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", logging]),
     // `toukan`'s work: the recorder daemon behind its control socket, started on first use; the commands.
     toukan.service(
         "ToukanApp",
@@ -351,9 +364,15 @@ let toukanTargets: [Target] = [
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),
 ]
 let toukanTests: [Target] = [
-    toukan.testSupport(["ToukanCore", "TestSupport"]),
+    toukan.testSupport(["ToukanCore", "TestSupport", hummingbird, nioCore, nioPosix, logging]),
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", "FuzzHarness", crypto]),
     toukan.tests(.adapters, "ToukanRecorder", ["AudioCapture", "ToukanCore", "toukan-record-probe"]),
+    toukan.tests(.adapters, "ToukanStore", ["ToukanCore"]),
+    toukan.tests(.adapters, "ToukanUploader", ["ToukanCore"]),
+    toukan.tests(
+        .services, "ToukanUploads",
+        ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", "upload-loop-probe", logging]
+    ),
     toukan.tests(.executables, named: "ToukanCLITests", ["toukan"]),
 ]
 
@@ -369,6 +388,8 @@ let tools: [Target] = [
         "quic-probe",
         ["QUIC", "CribCallControl", "ControlTransport", "CribCallProtocol", "DeviceIdentity", "DeviceIdentityStore"]
     ),
+    tool("network-watch-probe", ["NetworkWatch"]),
+    tool("upload-loop-probe", ["NetworkWatch", "ToukanStore", "ToukanUploader", "ToukanUploads", logging]),
     tool("sound-detection-benchmark", ["SoundDetection"]),
     tool(
         "quic-benchmark",
@@ -422,6 +443,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: targets
 )

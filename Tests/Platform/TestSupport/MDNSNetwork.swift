@@ -105,13 +105,7 @@ public final class MDNSNetwork: Sendable {
     }
 
     private func destroy() async {
-        for namespace in [a, b] {
-            // Whatever still runs in the namespace (a daemon that outlived its stop, a program a failed test left
-            // behind) goes with it.
-            let pids = (try? await Subprocess.run("ip", ["netns", "pids", namespace]))?.stdoutText ?? ""
-            for pid in pids.split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
-            _ = try? await Subprocess.run("ip", ["netns", "del", namespace])
-        }
+        for namespace in [a, b] { await NetworkNamespace.delete(namespace) }
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -1,28 +1,32 @@
-import Foundation
-import ToukanCore
+public import Foundation
+public import ToukanCore
 
 /// A tiny tus server made of the core's server rules, in memory, with faults to inject: what the client machine
-/// talks to in these tests.
-struct TusServerModel {
-    struct StoredUpload {
-        var length: Int64
-        var bytes: [UInt8] = []
-        var metadata: TusMetadata
-        var key: IdempotencyKey?
-        var memoryId: String?
+/// talks to in the core's tests, and what the in-test HTTP server of the uploader's tests serves at `/files/`.
+public struct TusServerModel: Sendable {
+    public struct StoredUpload: Sendable {
+        public var length: Int64
+        public var bytes: [UInt8] = []
+        public var metadata: TusMetadata
+        public var key: IdempotencyKey?
+        public var memoryId: String?
     }
 
-    var policy = TusServerPolicy(maximumSize: 10_000_000)
-    var uploads: [String: StoredUpload] = [:]
-    var memoriesMade = 0
+    public var policy: TusServerPolicy
+    public var uploads: [String: StoredUpload] = [:]
+    public var memoriesMade = 0
     /// Flip a byte of the next N PATCH bodies in transit.
-    var corruptPatches = 0
+    public var corruptPatches = 0
     /// Keep only this many bytes of the next PATCH, then "cut the connection" (the response is lost).
-    var cutNextPatchAfter: Int?
-    /// Forget uploads (a server that lost its data).
-    var requests: [TusMethod] = []
+    public var cutNextPatchAfter: Int?
+    /// The methods received, in order.
+    public var requests: [TusMethod] = []
 
-    mutating func handle(_ request: TusRequest) -> TusResponse {
+    public init(maximumSize: Int64 = 10_000_000) {
+        policy = TusServerPolicy(maximumSize: maximumSize)
+    }
+
+    public mutating func handle(_ request: TusRequest) -> TusResponse {
         requests.append(request.method)
         do throws(TusServerError) {
             switch request.method {
@@ -97,33 +101,5 @@ struct TusServerModel {
                 status: error.status, headers: headers,
                 body: UploadErrorBody(error: "tus", message: error.message).jsonBody)
         }
-    }
-}
-
-/// Runs a client against the model until it completes, terminates, or the connection is "cut" (status 0).
-enum TusDriver {
-    enum Outcome: Equatable {
-        case completed(String)
-        case terminated
-        case cut
-    }
-
-    static func run(
-        _ client: inout TusClient, _ server: inout TusServerModel, file: [UInt8], first: TusClient.Action? = nil
-    ) throws -> Outcome {
-        var action = first ?? client.start()
-        for _ in 0..<10_000 {
-            switch action {
-            case .send(let request):
-                let response = server.handle(request)
-                if response.status == 0 { return .cut }
-                action = try client.receive(response, now: Date(timeIntervalSince1970: 0))
-            case .readChunk(let range):
-                action = try client.chunkRead(Array(file[Int(range.lowerBound)..<Int(range.upperBound)]))
-            case .completed(let memory): return .completed(memory)
-            case .terminated: return .terminated
-            }
-        }
-        throw Failure("the client did not finish in 10,000 steps")
     }
 }
