@@ -359,7 +359,10 @@ let toukanTargets: [Target] = [
     // `toukan`'s work: the recorder daemon behind its control socket, started on first use; the commands.
     toukan.service(
         "ToukanApp",
-        ["CanonicalJSON", "ControlSocket", "Terminal", "ToukanCore", "ToukanRecorder", logging, unixSignals]
+        [
+            "CanonicalJSON", "ControlSocket", "NetworkWatch", "Terminal", "ToukanCore", "ToukanRecorder", "ToukanStore",
+            "ToukanUploader", "ToukanUploads", logging, unixSignals,
+        ]
     ),
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),
 ]

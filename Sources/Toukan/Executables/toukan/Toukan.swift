@@ -9,7 +9,7 @@ struct Toukan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toukan",
         abstract: "Toukan: record, and never lose a recording; uploads happen in the background.",
-        subcommands: [Start.self, Stop.self, Status.self, Daemon.self]
+        subcommands: [Start.self, Stop.self, Status.self, History.self, Retry.self, Cleanup.self, Daemon.self]
     )
 
     static func main() async {
@@ -35,10 +35,14 @@ struct Toukan: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Where to record from: \(ToukanApp.sourceSyntax).", valueName: "source"))
         var audioSource = "auto"
 
+        @Option(help: "The upload server, e.g. http://192.168.1.20:8080 (remembered; default: $TOUKAN_SERVER).")
+        var server: String?
+
         @OptionGroup var options: Options
 
         func run() async throws {
-            print(try await reporting("start") { try await options.commands.start(source: audioSource) })
+            print(
+                try await reporting("start") { try await options.commands.start(source: audioSource, server: server) })
         }
     }
 
@@ -79,6 +83,48 @@ struct Toukan: AsyncParsableCommand {
                 }
                 if !options.json { print() }
             }
+        }
+    }
+
+    /// `toukan history`.
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List recordings, newest first, with their upload status and progress.")
+
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            for line in try await reporting("history", { try options.commands.history() }) { print(line) }
+        }
+    }
+
+    /// `toukan retry`.
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue failed uploads again: one recording (its id from `toukan history`) or --all.")
+
+        @Argument(help: "The recording's id, or its first characters.")
+        var id: String?
+
+        @Flag(help: "Every failed or waiting recording, now (the app's pull-to-refresh).")
+        var all = false
+
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            print(try await reporting("retry") { try await options.commands.retry(id, all: all) })
+        }
+    }
+
+    /// `toukan cleanup`.
+    struct Cleanup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete local files whose upload was confirmed at least 7 days ago (never any other).")
+
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            print(try await reporting("cleanup") { try options.commands.cleanup() })
         }
     }
 

@@ -26,15 +26,33 @@ public struct DaemonRun: Sendable {
             throw ToukanFailure("cannot create \(data.url.path): \(error)")
         }
         let log = Logger(label: "toukan daemon")
+        let uploads: Uploads
+        do {
+            uploads = try Uploads(data: data)
+        } catch {
+            throw ToukanFailure("cannot open the ledger in \(data.url.path): \(error)")
+        }
         let daemon = RecorderDaemon(data: data, configuration: configuration) { saved in
             log.info("saved \(saved.file.lastPathComponent) (\(ElapsedTime.timer(saved.duration)))")
+            do {
+                try await uploads.add(saved, randomBytes: Self.randomKeyBytes())
+            } catch {
+                // The file is on disk: the next daemon adopts it into the ledger.
+                log.error("\(saved.file.lastPathComponent) is saved but not yet queued: \(error)")
+            }
         }
         _ = await daemon.recoverPartialFiles()
+        // Recordings a daemon saved but could not queue before it died.
+        let saved = ((try? FileManager.default.contentsOfDirectory(atPath: data.recordings.path)) ?? [])
+            .filter { $0.hasSuffix(RecordingName.fileExtension) }.sorted()
+            .map { data.recordings.appendingPathComponent($0) }
+        try? await uploads.adopt(saved)
+        await uploads.start()
         let (quit, quitting) = AsyncStream.makeStream(of: Void.self)
         let server: ControlSocketServer
         do {
             server = try await ControlSocketServer.start(path: data.socket.path) { request in
-                Self.answer(request, daemon: daemon, quit: quitting)
+                Self.answer(request, daemon: daemon, uploads: uploads, quit: quitting)
             }
         } catch let error as ControlSocketError where error.code == .alreadyRunning {
             throw ToukanFailure("a Toukan daemon is already running for \(data.url.path)")
@@ -49,18 +67,26 @@ public struct DaemonRun: Sendable {
         for await _ in quit { break }
         signals.cancel()
         _ = await daemon.stop()
+        await uploads.stop()
         await server.close()
         log.info("stopped")
     }
 
     /// One request's answer lines.
     static func answer(
-        _ request: JSONValue, daemon: RecorderDaemon, quit: AsyncStream<Void>.Continuation
+        _ request: JSONValue, daemon: RecorderDaemon, uploads: Uploads, quit: AsyncStream<Void>.Continuation
     ) -> AsyncStream<JSONValue> {
         AsyncStream(JSONValue.self) { continuation in
             let task = Task {
                 switch request["command"]?.stringValue {
                 case "start":
+                    if let text = request["server"]?.stringValue {
+                        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? "") else {
+                            continuation.yield(["ok": false, "error": .string("--server must be an http(s) URL")])
+                            break
+                        }
+                        try? await uploads.use(server: url)
+                    }
                     let text = request["source"]?.stringValue ?? "auto"
                     do throws(RecorderError) {
                         let source = try RecordingSource(parsing: text)
@@ -77,6 +103,9 @@ public struct DaemonRun: Sendable {
                         continuation.yield(await daemon.status())
                         try? await Task.sleep(for: .milliseconds(250))
                     }
+                case "wake":
+                    await uploads.wake()
+                    continuation.yield(["ok": true])
                 case "quit":
                     continuation.yield(["ok": true])
                     quit.yield()
@@ -87,6 +116,14 @@ public struct DaemonRun: Sendable {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+}
+
+extension DaemonRun {
+    /// 16 bytes from the system's CSPRNG, for an idempotency key.
+    static func randomKeyBytes() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<IdempotencyKey.randomByteCount).map { _ in generator.next() }
     }
 }
 

@@ -15,9 +15,11 @@ public struct ToukanCommands: Sendable {
     }
 
     /// `toukan start`: starts the daemon if needed, then recording. Returns the line to print.
-    public func start(source: String) async throws -> String {
+    public func start(source: String, server: String? = nil) async throws -> String {
         try await ensureDaemon()
-        return try render(try await ask(["command": "start", "source": .string(source)]))
+        var request: [String: JSONValue] = ["command": "start", "source": .string(source)]
+        if let server { request["server"] = .string(server) }
+        return try render(try await ask(.object(request)))
     }
 
     /// `toukan stop`: saves the recording (no daemon: nothing was recording).

@@ -27,6 +27,9 @@ public struct ToukanDataDirectory: Sendable {
     /// The daemon's control socket.
     public var socket: URL { url.appendingPathComponent("toukan.sock") }
 
+    /// The upload server, as `--server` last gave it.
+    public var serverFile: URL { url.appendingPathComponent("server") }
+
     /// The daemon's diagnostics (it has no terminal).
     public var log: URL { url.appendingPathComponent("daemon.log") }
 

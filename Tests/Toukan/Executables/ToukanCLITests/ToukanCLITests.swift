@@ -91,6 +91,34 @@ struct ToukanCLITests {
         #expect(abs(probe.seconds - recorded) <= 1, "recovered \(probe.seconds) s of \(recorded) s recorded")
     }
 
+    @Test("a recording is queued while the server is down and uploaded once it is up; history shows the memory id")
+    func uploadsWhenTheServerComesUp() async throws {
+        let data = DataDirectory()
+        let port = try await FreePort.take()
+        // Nothing listens yet: the recording waits in the ledger.
+        #expect(
+            try await data.toukan("start", "--audio-source", "test:speech", "--server", "http://127.0.0.1:\(port)")
+                .status == 0)
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await data.toukan("stop").status == 0)
+        try await eventually("the first attempt fails") {
+            let history = try await data.toukan("history", "--json").stdoutText
+            return history.contains(#""retryCount":1"#) || history.contains(#""uploadStatus":"failed""#)
+        }
+        // An independent server (Python's http.server) comes up; `retry --all` is the pull-to-refresh.
+        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/toukan/upload_server.py").path
+        let server = try BackgroundProcess("python3", [script, "127.0.0.1", "\(port)"])
+        defer { Task { _ = await server.stop() } }
+        try await server.ready("upload_server.py") { $0.contains(#""ready""#) }
+        #expect(try await data.toukan("retry", "--all").status == 0)
+        try await eventually("uploaded", timeout: .seconds(60)) {
+            try await data.toukan("history", "--json").stdoutText.contains(#""uploadStatus":"uploaded""#)
+        }
+        let history = try await data.toukan("history").stdoutText
+        #expect(history.contains("uploaded"), "\(history)")
+        #expect(await server.line(timeout: .seconds(5)) { $0.contains(#""stored""#) } != nil)
+    }
+
     @Test("a bad audio source is refused with what to use, and nothing is left recording")
     func badSource() async throws {
         let data = DataDirectory()
