@@ -335,14 +335,40 @@ let beMyEarsTests: [Target] = [
 // MARK: - Toukan: the recorder that never loses audio, its upload queue and its backend
 
 let toukan = Area(name: "Toukan")
-let toukanTargets: [Target] = [
-    // The ledger, the upload queue policy, naming, replies, the POST /upload and tus 1.0 contracts (both sides).
-    toukan.core("ToukanCore", ["CanonicalJSON", crypto])
+// Toukan's backend (issue 13 item 5): memories in SQLite, decoding/loudness/PocketSphinx, the HTTP server.
+let toukanServerTargets: [Target] = [
+    toukan.adapter("ToukanMemoryStore", [grdb]),
+    toukan.adapter("AudioAnalysis", ["GStreamer", "ToukanCore"]),
+    toukan.service(
+        "ToukanServer",
+        [
+            "AudioAnalysis", "CanonicalJSON", "JobQueue", "ToukanCore", "ToukanMemoryStore", crypto, hummingbird,
+            logging, nioCore, serviceLifecycle,
+        ],
+        resources: [.copy("Public")]
+    ),
+    toukan.executable("toukan-server", ["ToukanServer", argumentParser]),
 ]
-let toukanTests: [Target] = [
-    toukan.testSupport(["ToukanCore"]),
-    toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
+let toukanServerTests: [Target] = [
+    toukan.tests(
+        .services, "ToukanServer",
+        [
+            "AudioAnalysis", "CanonicalJSON", "JobQueue", "ToukanCore", "ToukanMemoryStore", "toukan-server",
+            hummingbirdTesting, logging, nioCore,
+        ]
+    )
 ]
+
+let toukanTargets: [Target] =
+    [
+        // The ledger, the upload queue policy, naming, replies, the POST /upload and tus 1.0 contracts (both sides).
+        toukan.core("ToukanCore", ["CanonicalJSON", crypto])
+    ] + toukanServerTargets
+let toukanTests: [Target] =
+    [
+        toukan.testSupport(["ToukanCore"]),
+        toukan.tests(.core, "ToukanCore", ["CanonicalJSON", crypto]),
+    ] + toukanServerTests
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
 
@@ -387,10 +413,12 @@ let targets =
 /// Every core module is a library an Apple app can use; the executables and benchmarks are the runnable products.
 let coreLibraries: [Product] = targets.filter { $0.path?.contains("/Core/") == true && $0.type == .regular }
     .map { .library(name: $0.name, targets: [$0.name]) }
-let runnable = [
-    "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark", "stream-benchmark",
-    "bemyears-benchmark",
-]
+let runnable =
+    [
+        "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark",
+        "stream-benchmark",
+        "bemyears-benchmark",
+    ] + ["toukan-server"]
 
 let package = Package(
     name: "HomeApps",
