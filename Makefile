@@ -22,6 +22,11 @@ APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstr
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \
 	nftables sqlite3 avahi-daemon dbus zbar-tools systemd chromium chromium-driver coturn postgresql
 APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl python3
+# toukan-server: AAC decoding/encoding (avenc_aac, avdec_aac in -libav), offline speech recognition (the GStreamer
+# pocketsphinx element and its US English model), espeak-ng for spoken test fixtures, curl as an independent client.
+APT_TOUKAN_SERVER_PACKAGES := gstreamer1.0-libav gstreamer1.0-pocketsphinx pocketsphinx-en-us espeak-ng curl
+APT_DEMO_PACKAGES += gstreamer1.0-libav gstreamer1.0-pocketsphinx pocketsphinx-en-us
+APT_TEST_PACKAGES += $(APT_TOUKAN_SERVER_PACKAGES)
 # Independent peers: the RFC 8785 reference port, aioquic (exact pins: the interop hooks use its internals),
 # python-zeroconf, jeepney (a D-Bus notification server for the desktop-notification tests), and aiortc (an
 # independent WebRTC peer that must decode our Opus streams); for BeMyEars the websockets client library (protocol
@@ -31,6 +36,9 @@ PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf
 	pyOpenSSL==26.4.0 websockets==15.0.1 selenium==4.51.0 trio==0.35.0 trio-websocket==0.12.2 outcome==1.3.0.post0 \
 	sniffio==1.3.1 sortedcontainers==2.4.0 attrs==26.1.0 wsproto==1.3.2 h11==0.16.0 urllib3==2.8.0 PySocks==1.7.1 \
 	certifi==2026.10.18 typing_extensions==4.16.0 websocket-client==1.9.2 idna==3.20
+# toukan-server: tuspy, an independent tus 1.0 client, and what it needs (requests, aiohttp, tinydb).
+PIP_TEST_PACKAGES += tuspy==1.1.0 tinydb==4.9.0 requests==2.34.2 charset-normalizer==3.5.3 aiohttp==3.14.5 \
+	aiohappyeyeballs==2.7.1 aiosignal==1.4.0 frozenlist==1.8.0 multidict==7.2.1 propcache==0.5.4 yarl==1.25.1
 SECONDS ?= 600
 DEMO_DIR := .demo
 

@@ -365,6 +365,18 @@ let toukanTargets: [Target] = [
         ]
     ),
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),
+    // The backend: memories in SQLite, decoding, loudness and PocketSphinx transcription, the HTTP server.
+    toukan.adapter("ToukanMemoryStore", [grdb]),
+    toukan.adapter("AudioAnalysis", ["GStreamer", "ToukanCore"]),
+    toukan.service(
+        "ToukanServer",
+        [
+            "AudioAnalysis", "CanonicalJSON", "JobQueue", "ToukanCore", "ToukanMemoryStore", crypto, hummingbird,
+            logging, nioCore, serviceLifecycle,
+        ],
+        resources: [.copy("Public")]
+    ),
+    toukan.executable("toukan-server", ["ToukanServer", argumentParser]),
 ]
 let toukanTests: [Target] = [
     toukan.testSupport(["ToukanCore", "TestSupport", hummingbird, nioCore, nioPosix, logging]),
@@ -377,6 +389,13 @@ let toukanTests: [Target] = [
         ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", "upload-loop-probe", logging]
     ),
     toukan.tests(.executables, named: "ToukanCLITests", ["toukan"]),
+    toukan.tests(
+        .services, "ToukanServer",
+        [
+            "AudioAnalysis", "CanonicalJSON", "JobQueue", "ToukanCore", "ToukanMemoryStore", "toukan-server",
+            hummingbirdTesting, logging, nioCore,
+        ]
+    ),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
@@ -425,10 +444,12 @@ let targets =
 /// Every core module is a library an Apple app can use; the executables and benchmarks are the runnable products.
 let coreLibraries: [Product] = targets.filter { $0.path?.contains("/Core/") == true && $0.type == .regular }
     .map { .library(name: $0.name, targets: [$0.name]) }
-let runnable = [
-    "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark", "stream-benchmark",
-    "bemyears-benchmark",
-]
+let runnable =
+    [
+        "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark",
+        "stream-benchmark",
+        "bemyears-benchmark",
+    ] + ["toukan-server"]
 
 let package = Package(
     name: "HomeApps",
