@@ -107,7 +107,12 @@ test-stress: deps-test
 
 demo: deps-demo
 	$(SWIFT) build -c release --product cribcall
+	$(SWIFT) build -c release --product toukan
+	$(SWIFT) build -c release --product toukan-server
 	@CRIBCALL=$$($(SWIFT) build -c release --show-bin-path)/cribcall DEMO_DIR=$(DEMO_DIR) ./scripts/demo.sh
+	@TOUKAN=$$($(SWIFT) build -c release --show-bin-path)/toukan \
+		TOUKAN_SERVER_BIN=$$($(SWIFT) build -c release --show-bin-path)/toukan-server DEMO_DIR=$(DEMO_DIR) \
+		./scripts/demo-toukan.sh
 
 bench: deps-test
 	$(SWIFT) build -c release --product sound-detection-benchmark

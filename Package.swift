@@ -388,7 +388,7 @@ let toukanTests: [Target] = [
         .services, "ToukanUploads",
         ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", "upload-loop-probe", logging]
     ),
-    toukan.tests(.executables, named: "ToukanCLITests", ["toukan"]),
+    toukan.tests(.executables, named: "ToukanCLITests", ["toukan", "toukan-server"]),
     toukan.tests(
         .services, "ToukanServer",
         [

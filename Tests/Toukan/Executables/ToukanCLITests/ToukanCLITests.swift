@@ -119,6 +119,44 @@ struct ToukanCLITests {
         #expect(await server.line(timeout: .seconds(5)) { $0.contains(#""stored""#) } != nil)
     }
 
+    @Test("the whole path: recorded, uploaded to toukan-server, processed; the history holds the server's memory id")
+    func toToukanServer() async throws {
+        let data = DataDirectory()
+        let serverData = data.path + "-server"
+        defer { try? FileManager.default.removeItem(atPath: serverData) }
+        let server = try BackgroundProcess(
+            try Subprocess.builtProduct("toukan-server"),
+            ["--port", "0", "--data-dir", serverData, "--json", "--no-transcription"])
+        defer { Task { _ = await server.stop() } }
+        let ready = try await server.ready("toukan-server") { $0.contains(#""ready""#) }
+        let port = try #require(
+            (try JSONSerialization.jsonObject(with: Data(ready.utf8)) as? [String: Any])?["port"] as? Int)
+        #expect(
+            try await data.toukan("start", "--audio-source", "test:tone", "--server", "http://127.0.0.1:\(port)").status
+                == 0)
+        try await eventually("two seconds are recorded") {
+            (try await data.status()["elapsedSeconds"] as? Double ?? 0) >= 2
+        }
+        #expect(try await data.toukan("stop").status == 0)
+        var memoryId = ""
+        try await eventually("uploaded", timeout: .seconds(60)) {
+            let line = try await data.toukan("history", "--json").stdoutText
+            let entry = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            memoryId = entry?["memoryId"] as? String ?? ""
+            return entry?["uploadStatus"] as? String == "uploaded"
+        }
+        var memory: [String: Any] = [:]
+        try await eventually("processed", timeout: .seconds(60)) {
+            let body = try await Subprocess.run("curl", ["-fsS", "http://127.0.0.1:\(port)/memories"]).stdout
+            let memories = try JSONSerialization.jsonObject(with: Data(body)) as? [[String: Any]] ?? []
+            memory = memories.first { $0["memory_id"] as? String == memoryId } ?? [:]
+            return memory["status"] as? String == "ready"
+        }
+        let duration = try #require(memory["duration"] as? Double)
+        #expect(duration >= 1.5 && duration <= 60, "\(memory)")
+        #expect((memory["file_name"] as? String)?.hasPrefix("toukan_") == true, "\(memory)")
+    }
+
     @Test("a bad audio source is refused with what to use, and nothing is left recording")
     func badSource() async throws {
         let data = DataDirectory()
