@@ -17,7 +17,7 @@ step "T1. The Toukan server starts (uploads, processing, transcription with Pock
 SERVER=$!
 stop_all() {
     "$TOUKAN" stop --data-dir "$DEMO_DIR/toukan" >/dev/null 2>&1 || true
-    pkill -f "toukan daemon --data-dir $DEMO_DIR/toukan" 2>/dev/null || true
+    pkill -f "toukan daemon --data-dir $(cd "$DEMO_DIR" && pwd)/toukan" 2>/dev/null || true
     kill "$SERVER" 2>/dev/null || true
 }
 trap stop_all EXIT

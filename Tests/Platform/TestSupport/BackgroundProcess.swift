@@ -202,6 +202,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        // Abandoned without stop(): no grace (SIGTERM may be blocked, see stop), the peer must not outlive its test.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }

@@ -81,12 +81,17 @@ public enum AudioAnalyzer {
 
     private static let noAudioMessage = "toukan-analysis-no-audio"
 
+    /// How long a decode may go without producing audio before it counts as stuck.
+    static let stallLimit: Duration = .seconds(15)
+
     /// State shared with the streaming threads.
     private final class Run: Sendable {
         struct State {
             var meter = LoudnessMeter(sampleRate: AudioAnalyzer.analysisRate)
             var text: [String] = []
             var linkedAudio = false
+            /// When audio last came out of the decoder (or the run started).
+            var lastProgress = ContinuousClock.now
         }
 
         let state = Mutex(State())
@@ -121,6 +126,12 @@ public enum AudioAnalyzer {
         loop: while true {
             guard ContinuousClock.now < deadline else {
                 throw AudioAnalysisError("decoding took longer than \(timeout)")
+            }
+            // Decoding is not paced by a clock: a pipeline that yields nothing for this long is stuck (seen with a
+            // file that is an ftyp box and garbage: qtdemux waited without posting an error), not slow.
+            let stalled = run.state.withLock { ContinuousClock.now - $0.lastProgress > stallLimit }
+            guard !stalled else {
+                throw AudioAnalysisError("the file cannot be decoded: no audio came out of it in \(stallLimit)")
             }
             guard let message = pipeline.bus.pop(timeout: .milliseconds(500)) else { continue }
             switch message.kind {
@@ -158,7 +169,10 @@ public enum AudioAnalyzer {
         caps.staticPad("src")?.addProbe(.buffers) { data in
             if let bytes = data.bufferBytes() {
                 let samples = floats(littleEndian: bytes)
-                run.state.withLock { $0.meter.add(samples) }
+                run.state.withLock {
+                    $0.meter.add(samples)
+                    $0.lastProgress = .now
+                }
             }
             return .pass
         }

@@ -28,10 +28,11 @@ struct ToukanCLITests {
         }
 
         deinit {
-            // The daemon outlives each command: stop it with the test.
+            // The daemon outlives each command: stop it with the test (SIGKILL: a test process's children may
+            // inherit a mask that blocks SIGTERM).
             if let text = try? String(contentsOfFile: path + "/daemon.log", encoding: .utf8) {
                 for line in text.split(separator: "\n") where line.contains("ready, pid ") {
-                    if let pid = Int32(line.split(separator: " ").last ?? "") { kill(pid, SIGTERM) }
+                    if let pid = Int32(line.split(separator: " ").last ?? "") { kill(pid, SIGKILL) }
                 }
             }
             try? FileManager.default.removeItem(atPath: path)
@@ -108,7 +109,6 @@ struct ToukanCLITests {
         // An independent server (Python's http.server) comes up; `retry --all` is the pull-to-refresh.
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/toukan/upload_server.py").path
         let server = try BackgroundProcess("python3", [script, "127.0.0.1", "\(port)"])
-        defer { Task { _ = await server.stop() } }
         try await server.ready("upload_server.py") { $0.contains(#""ready""#) }
         #expect(try await data.toukan("retry", "--all").status == 0)
         try await eventually("uploaded", timeout: .seconds(60)) {
@@ -117,6 +117,7 @@ struct ToukanCLITests {
         let history = try await data.toukan("history").stdoutText
         #expect(history.contains("uploaded"), "\(history)")
         #expect(await server.line(timeout: .seconds(5)) { $0.contains(#""stored""#) } != nil)
+        _ = await server.stop()
     }
 
     @Test("the whole path: recorded, uploaded to toukan-server, processed; the history holds the server's memory id")
@@ -127,7 +128,6 @@ struct ToukanCLITests {
         let server = try BackgroundProcess(
             try Subprocess.builtProduct("toukan-server"),
             ["--port", "0", "--data-dir", serverData, "--json", "--no-transcription"])
-        defer { Task { _ = await server.stop() } }
         let ready = try await server.ready("toukan-server") { $0.contains(#""ready""#) }
         let port = try #require(
             (try JSONSerialization.jsonObject(with: Data(ready.utf8)) as? [String: Any])?["port"] as? Int)
@@ -155,6 +155,7 @@ struct ToukanCLITests {
         let duration = try #require(memory["duration"] as? Double)
         #expect(duration >= 1.5 && duration <= 60, "\(memory)")
         #expect((memory["file_name"] as? String)?.hasPrefix("toukan_") == true, "\(memory)")
+        _ = await server.stop()
     }
 
     @Test("a bad audio source is refused with what to use, and nothing is left recording")
