@@ -360,8 +360,8 @@ let toukanTargets: [Target] = [
     toukan.service(
         "ToukanApp",
         [
-            "CanonicalJSON", "ControlSocket", "NetworkWatch", "Terminal", "ToukanCore", "ToukanRecorder", "ToukanStore",
-            "ToukanUploader", "ToukanUploads", logging, unixSignals,
+            "CanonicalJSON", "ControlSocket", "NetworkWatch", "SystemdUnit", "Terminal", "ToukanCore", "ToukanRecorder",
+            "ToukanStore", "ToukanUploader", "ToukanUploads", logging, unixSignals,
         ]
     ),
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),

@@ -9,7 +9,10 @@ struct Toukan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toukan",
         abstract: "Toukan: record, and never lose a recording; uploads happen in the background.",
-        subcommands: [Start.self, Stop.self, Status.self, History.self, Retry.self, Cleanup.self, Daemon.self]
+        subcommands: [
+            Start.self, Stop.self, Status.self, History.self, Retry.self, Cleanup.self, InstallService.self,
+            Daemon.self,
+        ]
     )
 
     static func main() async {
@@ -125,6 +128,43 @@ struct Toukan: AsyncParsableCommand {
 
         func run() async throws {
             print(try await reporting("cleanup") { try options.commands.cleanup() })
+        }
+    }
+
+    /// `toukan install-service`.
+    struct InstallService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "install-service",
+            abstract: "Install a systemd user service that runs the Toukan daemon at login.",
+            discussion: """
+                Writes toukan.service into $XDG_CONFIG_HOME/systemd/user (default ~/.config/systemd/user) and prints \
+                the commands that enable and start it. An existing unit with other settings is kept unless --force.
+                """)
+
+        @Option(help: "Directory to write the unit into.")
+        var unitDir: String?
+
+        @Option(help: "The toukan program the service runs (default: this program).")
+        var executable: String?
+
+        @Flag(help: "Replace an existing unit that has different settings.")
+        var force = false
+
+        @Flag(name: .customLong("print"), help: "Only print the unit on stdout; write nothing.")
+        var printOnly = false
+
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            let commands = options.commands
+            if printOnly {
+                print(try await reporting("install-service") { try commands.serviceUnitText(executable: executable) })
+            } else {
+                print(
+                    try await reporting("install-service") {
+                        try commands.installService(unitDirectory: unitDir, executable: executable, force: force)
+                    })
+            }
         }
     }
 

@@ -158,6 +158,25 @@ struct ToukanCLITests {
         _ = await server.stop()
     }
 
+    @Test("install-service writes a user unit running the daemon for this data directory, which systemd accepts")
+    func installService() async throws {
+        let data = DataDirectory()
+        let sandbox = try SystemdSandbox()
+        defer { sandbox.remove() }
+        let units = sandbox.root.appendingPathComponent("units").path
+        let installed = try await data.toukan("install-service", "--unit-dir", units, "--executable", sandbox.program)
+        #expect(installed.status == 0, "\(installed.stderrText)")
+        #expect(installed.stdoutText.hasPrefix("Wrote \(units)/toukan.service\nNext:\n"), "\(installed.stdoutText)")
+        let text = try String(contentsOfFile: units + "/toukan.service", encoding: .utf8)
+        #expect(text.contains(" daemon --data-dir \(data.path)"), "\(text)")
+        #expect(
+            try await data.toukan("install-service", "--unit-dir", units, "--executable", sandbox.program)
+                .stdoutText.hasPrefix("Already up to date:"))
+        if let analyze = try? Subprocess.resolve("systemd-analyze") {
+            try await sandbox.expectAccepted(text, named: "toukan.service", by: analyze)
+        }
+    }
+
     @Test("a bad audio source is refused with what to use, and nothing is left recording")
     func badSource() async throws {
         let data = DataDirectory()
