@@ -46,20 +46,8 @@ public struct InstallServiceRequest: Sendable {
 
     /// Writes the unit and returns what was done and the commands that enable and start it.
     public func install(in data: CribCallDataDirectory) throws -> String {
-        let unit = try unit(in: data)
-        let directory =
-            unitDirectory.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
-            ?? UnitFileInstaller.defaultDirectory()
-        let outcome = try UnitFileInstaller.install(try unit.rendered(), named: unit.name, in: directory, force: force)
-        let what =
-            switch outcome {
-            case .created: "Wrote"
-            case .replaced: "Replaced"
-            case .unchanged: "Already up to date:"
-            }
-        var lines = ["\(what) \(directory.appendingPathComponent(unit.name).path)", "Next:"]
-        lines += UnitFileInstaller.nextSteps(for: unit.name, in: directory).map { "  " + $0 }
-        return lines.joined(separator: "\n")
+        try UnitFileInstaller.installReport(
+            try unit(in: data), in: unitDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }, force: force)
     }
 
     private func unit(in data: CribCallDataDirectory) throws -> UserServiceUnit {

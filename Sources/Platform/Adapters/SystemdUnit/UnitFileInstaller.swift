@@ -73,6 +73,25 @@ public enum UnitFileInstaller {
         return existing == nil ? .created : .replaced
     }
 
+    /// Installs `unit` into `directory` (default: the user manager's) and says what happened and what to run next:
+    /// `Wrote|Replaced|Already up to date: PATH`, `Next:` and the indented commands.
+    ///
+    /// - Throws: ``SystemdUnitError`` as ``install(_:named:in:force:)`` and ``UserServiceUnit/rendered()`` do.
+    public static func installReport(_ unit: UserServiceUnit, in directory: URL?, force: Bool) throws -> String {
+        let directory = directory?.standardizedFileURL ?? defaultDirectory()
+        let outcome = try install(try unit.rendered(), named: unit.name, in: directory, force: force)
+        let what =
+            switch outcome {
+            case .created: "Wrote"
+            case .replaced: "Replaced"
+            case .unchanged: "Already up to date:"
+            }
+        let lines =
+            ["\(what) \(directory.appendingPathComponent(unit.name).path)", "Next:"]
+            + nextSteps(for: unit.name, in: directory).map { "  " + $0 }
+        return lines.joined(separator: "\n")
+    }
+
     /// The commands that load, enable and start the unit, and keep it running without a login session.
     ///
     /// - Parameters:

@@ -28,20 +28,8 @@ extension ToukanCommands {
 
     /// Writes the unit (an existing different one only with `force`) and returns what was done and what to run next.
     public func installService(unitDirectory: String?, executable: String?, force: Bool) throws -> String {
-        let unit = try unit(executable: executable)
-        let directory =
-            unitDirectory.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
-            ?? UnitFileInstaller.defaultDirectory()
-        let outcome = try UnitFileInstaller.install(try unit.rendered(), named: unit.name, in: directory, force: force)
-        let what =
-            switch outcome {
-            case .created: "Wrote"
-            case .replaced: "Replaced"
-            case .unchanged: "Already up to date:"
-            }
-        let lines =
-            ["\(what) \(directory.appendingPathComponent(unit.name).path)", "Next:"]
-            + UnitFileInstaller.nextSteps(for: unit.name, in: directory).map { "  " + $0 }
-        return lines.joined(separator: "\n")
+        try UnitFileInstaller.installReport(
+            try unit(executable: executable), in: unitDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
+            force: force)
     }
 }
