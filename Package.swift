@@ -360,8 +360,8 @@ let toukanTargets: [Target] = [
     toukan.service(
         "ToukanApp",
         [
-            "CanonicalJSON", "ControlSocket", "NetworkWatch", "SystemdUnit", "Terminal", "ToukanCore", "ToukanRecorder",
-            "ToukanStore", "ToukanUploader", "ToukanUploads", logging, unixSignals,
+            "CanonicalJSON", "ControlSocket", "DeviceIdentityStore", "NetworkWatch", "SystemdUnit", "Terminal",
+            "ToukanCore", "ToukanRecorder", "ToukanStore", "ToukanUploader", "ToukanUploads", logging, unixSignals,
         ]
     ),
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),
@@ -371,8 +371,8 @@ let toukanTargets: [Target] = [
     toukan.service(
         "ToukanServer",
         [
-            "AudioAnalysis", "CanonicalJSON", "JobQueue", "ToukanCore", "ToukanMemoryStore", crypto, hummingbird,
-            logging, nioCore, serviceLifecycle,
+            "AudioAnalysis", "CanonicalJSON", "DeviceIdentityStore", "JobQueue", "ToukanCore", "ToukanMemoryStore",
+            crypto, hummingbird, logging, nioCore, serviceLifecycle,
         ],
         resources: [.copy("Public")]
     ),

@@ -73,15 +73,4 @@ public enum CribCallServiceUnit {
         _ = try unit.rendered()  // report an inexpressible command now
         return unit
     }
-
-    /// The absolute path of the running program (`/proc/self/exe` on Linux), to put in `ExecStart=`.
-    public static func currentExecutable() -> String {
-        let proc = URL(fileURLWithPath: "/proc/self/exe")
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: proc.path), resolved.hasPrefix("/")
-        {
-            return resolved
-        }
-        let argument0 = CommandLine.arguments.first ?? "cribcall"
-        return URL(fileURLWithPath: argument0).standardizedFileURL.resolvingSymlinksInPath().path
-    }
 }

@@ -53,7 +53,7 @@ public struct InstallServiceRequest: Sendable {
     private func unit(in data: CribCallDataDirectory) throws -> UserServiceUnit {
         let program =
             executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            ?? CribCallServiceUnit.currentExecutable()
+            ?? UserServiceUnit.currentExecutable()
         guard FileManager.default.isExecutableFile(atPath: program) else {
             throw CommandFailure("\(program) is not an executable program; pass the cribcall binary with --executable")
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A systemd user service (`~/.config/systemd/user/NAME.service`) that runs one long-lived command and restarts it
 /// when it fails.
 ///
@@ -60,5 +62,16 @@ public struct UserServiceUnit: Sendable, Hashable {
             WantedBy=default.target
 
             """
+    }
+
+    /// The absolute path of the running program (`/proc/self/exe` on Linux), to put in `ExecStart=`.
+    public static func currentExecutable() -> String {
+        let proc = URL(fileURLWithPath: "/proc/self/exe")
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: proc.path), resolved.hasPrefix("/")
+        {
+            return resolved
+        }
+        let argument0 = CommandLine.arguments.first ?? "program"
+        return URL(fileURLWithPath: argument0).standardizedFileURL.resolvingSymlinksInPath().path
     }
 }

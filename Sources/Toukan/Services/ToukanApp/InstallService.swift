@@ -10,7 +10,7 @@ extension ToukanCommands {
     /// The unit running `toukan daemon --data-dir …` with the program at `executable` (default: this one).
     func unit(executable: String?) throws -> UserServiceUnit {
         let program =
-            executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? Self.currentExecutable()
+            executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? UserServiceUnit.currentExecutable()
         guard FileManager.default.isExecutableFile(atPath: program) else {
             throw ToukanFailure("\(program) is not an executable program; pass the toukan binary with --executable")
         }

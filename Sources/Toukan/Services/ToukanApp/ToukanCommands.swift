@@ -1,6 +1,7 @@
 import CanonicalJSON
 import ControlSocket
 public import Foundation
+import SystemdUnit
 import ToukanCore
 
 /// `toukan start|stop|status`: talk to the daemon of a data directory, starting it on first use.
@@ -98,7 +99,7 @@ public struct ToukanCommands: Sendable {
     func ensureDaemon() async throws {
         if (try? await ask(["command": "status"])) != nil { return }
         try data.create()
-        let program = Self.currentExecutable()
+        let program = UserServiceUnit.currentExecutable()
         let process = Process()
         // setsid: the daemon gets a session of its own, so the terminal's Ctrl-C and hang-up do not reach it.
         let setsid = ["/usr/bin/setsid", "/bin/setsid"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -121,11 +122,5 @@ public struct ToukanCommands: Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
         throw ToukanFailure("the Toukan daemon did not start within 15 s; see \(data.log.path)")
-    }
-
-    /// The path of the running program (`/proc/self/exe` on Linux).
-    static func currentExecutable() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? Bundle.main.executablePath ?? CommandLine.arguments[0]
     }
 }

@@ -1,3 +1,4 @@
+import DeviceIdentityStore
 public import Foundation
 
 /// Toukan's data directory (`--data-dir`): `recordings/` (the audio, never deleted before a confirmed upload), the
@@ -7,15 +8,9 @@ public struct ToukanDataDirectory: Sendable {
 
     /// `path`, or `$XDG_DATA_HOME/toukan` (default `~/.local/share/toukan`) when nil.
     public init(path: String?) {
-        if let path {
-            url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
-        } else {
-            let environment = ProcessInfo.processInfo.environment
-            let base =
-                environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
-                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-            url = base.appendingPathComponent("toukan", isDirectory: true)
-        }
+        url =
+            path.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
+            ?? DataDirectory.defaultURL(product: "toukan")
     }
 
     /// What `--data-dir`'s help says.

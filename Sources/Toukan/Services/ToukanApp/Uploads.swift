@@ -72,7 +72,7 @@ actor Uploads {
 
     /// Puts a saved recording in the ledger (pending) and wakes the loop.
     func add(_ saved: SavedRecording, randomBytes: [UInt8]) throws {
-        let relative = "recordings/" + saved.file.lastPathComponent
+        let relative = Self.relativePath(saved.file)
         guard try !database.history().contains(where: { $0.recording.filePath == relative }) else { return }
         let startedAt = RecordingName(fileName: saved.file.lastPathComponent)?.startedAt ?? Date()
         try database.add(
@@ -84,11 +84,17 @@ actor Uploads {
 
     /// Recordings on disk the ledger does not know (a daemon died between saving a file and writing its row).
     func adopt(_ files: [URL]) throws {
-        for file in files {
+        let known = Set(try database.history().map(\.recording.filePath))
+        for file in files where !known.contains(Self.relativePath(file)) {
             try add(
                 SavedRecording(file: file, duration: 0, gaps: [], recovered: true),
                 randomBytes: DaemonRun.randomKeyBytes())
         }
+    }
+
+    /// A recording's `filePath` in the ledger: relative to the data directory.
+    static func relativePath(_ file: URL) -> String {
+        "recordings/" + file.lastPathComponent
     }
 
     func wake() {

@@ -10,7 +10,7 @@ import ToukanMemoryStore
 struct MemoryIntake: Sendable {
     static let jobKind = "process-memory"
 
-    let directory: DataDirectory
+    let directory: ServerFiles
     let store: MemoryStore
     let queue: any JobQueue
     /// Wakes this process's workers when a job is added.

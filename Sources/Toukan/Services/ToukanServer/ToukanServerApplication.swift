@@ -48,7 +48,7 @@ public struct ToukanServerConfiguration: Sendable {
 /// - Throws: when the data directory, the memory store or the job queue cannot be opened.
 public func buildToukanServer(_ configuration: ToukanServerConfiguration) async throws -> some ApplicationProtocol {
     let logger = configuration.logger
-    let directory = DataDirectory(root: configuration.dataDirectory)
+    let directory = ServerFiles(root: configuration.dataDirectory)
     try directory.prepare()
     directory.removeStaleIncoming(now: Date())
     let store = try MemoryStore(path: directory.memoryDatabase)

@@ -1,3 +1,4 @@
+import DeviceIdentityStore
 import Foundation
 
 /// What `toukan-server` was asked for, checked here so the executable only parses arguments.
@@ -46,11 +47,6 @@ public struct ToukanServerOptions: Sendable, Hashable {
 
     /// The data directory to use.
     public var resolvedDataDirectory: String {
-        if let dataDirectory { return dataDirectory }
-        let environment = ProcessInfo.processInfo.environment
-        let base =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        return (base as NSString).appendingPathComponent("toukan-server")
+        dataDirectory ?? DataDirectory.defaultURL(product: "toukan-server").path
     }
 }

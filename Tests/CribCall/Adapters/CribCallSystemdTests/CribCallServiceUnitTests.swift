@@ -58,7 +58,7 @@ struct CribCallServiceUnitTests {
 
     @Test("the running program's path is absolute and executable")
     func currentExecutable() {
-        let path = CribCallServiceUnit.currentExecutable()
+        let path = UserServiceUnit.currentExecutable()
         #expect(path.hasPrefix("/"))
         #expect(FileManager.default.isExecutableFile(atPath: path))
     }

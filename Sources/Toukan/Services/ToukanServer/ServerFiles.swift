@@ -2,7 +2,7 @@ import Foundation
 
 /// The server's files: `memories.sqlite`, `jobs.sqlite` (without --database), `audio/<memory>.m4a`, `incoming/`
 /// (uploads being received; a file here is never a memory) and `tus/<upload>` (tus uploads in progress).
-struct DataDirectory: Sendable {
+struct ServerFiles: Sendable {
     let root: String
 
     var audio: String { (root as NSString).appendingPathComponent("audio") }
