@@ -85,7 +85,12 @@ public struct DaemonRun: Sendable {
                             continuation.yield(["ok": false, "error": .string("--server must be an http(s) URL")])
                             break
                         }
-                        try? await uploads.use(server: url)
+                        do {
+                            try await uploads.use(server: url)
+                        } catch {
+                            continuation.yield(["ok": false, "error": .string("cannot remember the server: \(error)")])
+                            break
+                        }
                     }
                     let text = request["source"]?.stringValue ?? "auto"
                     do throws(RecorderError) {

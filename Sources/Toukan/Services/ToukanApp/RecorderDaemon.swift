@@ -21,7 +21,8 @@ actor RecorderDaemon {
     private var recorder: ToukanRecorder?
     private var partFile: URL?
     private var lastLevel: AudioLevel?
-    private var sizeWarned = false
+    /// The recording's size at the last look, so the size warning fires once, when it is crossed.
+    private var lastSize: Int64 = 0
 
     init(data: ToukanDataDirectory, configuration: RecorderConfiguration, onSaved: @escaping SavedHandler) {
         self.data = data
@@ -73,7 +74,7 @@ actor RecorderDaemon {
                 try await recorder.start()
                 self.recorder = recorder
                 partFile = part
-                sizeWarned = false
+                lastSize = 0
                 Task { await self.follow(events) }
                 Task {
                     for await level in levels { self.record(level) }
@@ -137,8 +138,10 @@ actor RecorderDaemon {
         return .object(object)
     }
 
+    /// A level reading (a few a second): kept for the status, and the moment to look at the file's size.
     private func record(_ level: AudioLevel) {
         lastLevel = level
+        warnAboutSize()
     }
 
     /// Logs what happens to the recording; a failure (disk full) ends it and saves what was written.
@@ -155,18 +158,19 @@ actor RecorderDaemon {
             case .started, .finished:
                 break
             }
-            warnAboutSize()
         }
     }
 
+    /// Warns once when the recording passes the warning size (ToukanCore's StoragePolicy).
     private func warnAboutSize() {
-        guard !sizeWarned, let partFile,
+        guard let partFile,
             let size = (try? FileManager.default.attributesOfItem(atPath: partFile.path)[.size] as? NSNumber)?
-                .int64Value,
-            let warning = session.storage.sizeWarning(previousBytes: 0, currentBytes: size)
+                .int64Value
         else { return }
-        sizeWarned = true
-        log.warning("\(warning)")
+        defer { lastSize = size }
+        if let warning = session.storage.sizeWarning(previousBytes: lastSize, currentBytes: size) {
+            log.warning("\(warning)")
+        }
     }
 
     static func reply(_ reply: ToukanReply, ok: Bool, file: URL? = nil, duration: Double? = nil) -> JSONValue {
