@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ToukanCore
 import ToukanMemoryStore
 
 /// The review side: `GET /memories` (JSON, newest first), `GET /memories/{id}`, `GET /memories/{id}/audio` (the
@@ -21,9 +22,34 @@ struct MemoryRoutes: Sendable {
         }
         router.get("/memories/:id/audio") { request, context in
             guard let memory = try await memory(context.parameters.get("id")) else { return Self.notFound }
-            let body = try await FileIO().loadFile(path: intake.directory.absolute(memory.path), context: context)
+            return try await audio(memory, range: request.headers[.range], context: context)
+        }
+    }
+
+    /// The memory's file as `audio/mp4`; one byte range when asked (206), so a player can seek.
+    private func audio(_ memory: Memory, range header: String?, context: some RequestContext) async throws
+        -> Response
+    {
+        let path = intake.directory.absolute(memory.path)
+        let range = ByteRangeRequest(header: header, size: memory.size)
+        var headers: HTTPFields = [
+            .contentType: "audio/mp4", .acceptRanges: "bytes", .cacheControl: "private, max-age=3600",
+        ]
+        switch range {
+        case .whole:
             return Response(
-                status: .ok, headers: [.contentType: "audio/mp4", .cacheControl: "private, max-age=3600"], body: body)
+                status: .ok, headers: headers, body: try await FileIO().loadFile(path: path, context: context))
+        case .partial(let bytes):
+            headers[.contentRange] = range.contentRange(size: memory.size)
+            let body = try await FileIO().loadFile(
+                path: path, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        case .unsatisfiable:
+            return HTTPRefusal(
+                .rangeNotSatisfiable, "range_not_satisfiable",
+                "The range asked for starts past the end of the \(memory.size)-byte file.",
+                headers: [.acceptRanges: "bytes", .contentRange: range.contentRange(size: memory.size) ?? ""]
+            ).response
         }
     }
 

@@ -27,6 +27,31 @@ struct UploadTests {
             #expect(audio.status == .ok)
             #expect(audio.headers[.contentType] == "audio/mp4")
             #expect(audio.body.readableBytes == file.count)
+            #expect(audio.headers[.acceptRanges] == "bytes")
+        }
+    }
+
+    @Test("the audio player seeks: one byte range is 206 with Content-Range, past the end is 416")
+    func audioByteRanges() async throws {
+        let file = [UInt8](try Data(contentsOf: try await AudioFixtures.tone(seconds: 1, name: "tone-1s")))
+        try await InProcessServer.run { client, _ in
+            let created = try await InProcessServer.upload(client, body: Multipart.body(file))
+            let id = try UploadReceipt(jsonBody: Array(created.body.readableBytesView)).memoryIdText
+            func get(_ range: String) async throws -> TestResponse {
+                try await client.execute(uri: "/memories/\(id)/audio", method: .get, headers: [.range: range])
+            }
+            let middle = try await get("bytes=100-1123")
+            #expect(middle.status == .partialContent)
+            #expect(middle.headers[.contentRange] == "bytes 100-1123/\(file.count)")
+            #expect(Array(middle.body.readableBytesView) == Array(file[100...1123]))
+            let tail = try await get("bytes=-10")
+            #expect(tail.status == .partialContent)
+            #expect(Array(tail.body.readableBytesView) == Array(file.suffix(10)))
+            let past = try await get("bytes=\(file.count)-")
+            #expect(past.status == .rangeNotSatisfiable)
+            #expect(past.headers[.contentRange] == "bytes */\(file.count)")
+            let several = try await get("bytes=0-1,5-9")
+            #expect(several.status == .ok && several.body.readableBytes == file.count)
         }
     }
 
