@@ -21,6 +21,8 @@ APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstr
 # start their own throwaway cluster with initdb; nothing system-wide is configured).
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \
 	nftables sqlite3 avahi-daemon dbus zbar-tools systemd chromium chromium-driver coturn postgresql
+# Toukan's recorder: a private PulseAudio server killed and restarted under a recording.
+APT_TEST_PACKAGES += pulseaudio pulseaudio-utils
 APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl python3
 # toukan-server: AAC decoding/encoding (avenc_aac, avdec_aac in -libav), offline speech recognition (the GStreamer
 # pocketsphinx element and its US English model), espeak-ng for spoken test fixtures, curl as an independent client.

@@ -36,6 +36,12 @@ extension AudioCaptureError {
                 message: "cannot open ALSA capture device '\(device ?? "default")' (\(reason)): list capture devices "
                     + "with `arecord -l` and pass one as --audio-source alsa:hw:CARD,DEVICE, or use pulse or file:PATH"
             )
+        case .pulse where failure.domain == .resource && reason.hasPrefix("Disconnected:"):
+            // The server went away under a running capture: not a wrong device, nothing for the user to fix here.
+            self.init(
+                code: .deviceUnavailable,
+                message: "the PulseAudio server stopped while recording (\(reason)): it was restarted or crashed"
+            )
         case .pulse(let device?) where failure.domain == .resource && !reason.hasPrefix("Failed to connect:"):
             self.init(
                 code: .deviceUnavailable,

@@ -145,6 +145,12 @@ struct CaptureErrorTests {
         #expect(AudioCaptureError(refused, source: mic).message.hasPrefix("cannot record from PulseAudio"))
         #expect(AudioCaptureError(unknownSource, source: mic).message.contains("pactl list short sources"))
         #expect(AudioCaptureError(refused, source: .auto).code == .noInputDevice)
+        let serverGone = GStreamerFailure(domain: .resource, code: 3, message: "Disconnected: Connection terminated")
+        for source in [mic, AudioSourceSpec.pulse(device: nil)] {
+            let lost = AudioCaptureError(serverGone, source: source)
+            #expect(lost.code == .deviceUnavailable)
+            #expect(lost.message.hasPrefix("the PulseAudio server stopped while recording"), "\(lost.message)")
+        }
         let other = GStreamerFailure(domain: .stream, code: 1, message: "Internal data stream error.")
         #expect(AudioCaptureError(other, source: .alsa(device: nil)).code == .pipelineFailed)
     }

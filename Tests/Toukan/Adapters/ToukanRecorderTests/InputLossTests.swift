@@ -63,6 +63,61 @@ struct InputLossTests {
     }
 }
 
+/// The same through a real sound server: `toukan-record-probe` records a private PulseAudio's microphone (a
+/// null sink's monitor hearing a 440 Hz tone) while that server is killed and started again.
+@Suite("Losing the sound server", .serialized, .heavy(cores: 0.5, "a recorder process and a PulseAudio server"))
+struct SoundServerLossTests {
+    @Test("PulseAudio killed mid-recording and restarted: paused, resumed in the same file, one gap, no silence")
+    func pulseAudioRestart() async throws {
+        guard let pulse = try await PulseAudioServer.start(for: "the PulseAudio restart test") else { return }
+        let directory = try scratchDirectory("pulse")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("toukan_pulse.m4a")
+        let probe = try BackgroundProcess(
+            try Subprocess.builtProduct("toukan-record-probe"),
+            ["pulse:\(PulseAudioServer.microphone)", file.path, "--seconds", "5"], environment: pulse.environment)
+        defer { Task { await probe.stop() } }
+        try await probe.ready("toukan-record-probe") { $0.contains(#""event":"started""#) }
+        func event(_ name: String) -> (String) -> Bool { { $0.contains(#""event":"\#(name)""#) } }
+        func elapsed(_ line: String) -> Double {
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["seconds"] as? Double ?? 0
+        }
+        let heard = await probe.line(timeout: .seconds(60)) { event("elapsed")($0) && elapsed($0) >= 1.5 }
+        #expect(heard != nil, "1.5 s recorded from PulseAudio; stderr: \(probe.errorOutput.suffix(2_000))")
+
+        await pulse.kill()
+        let paused = await probe.line(timeout: .seconds(30), where: event("paused"))
+        #expect(
+            paused?.contains("the PulseAudio server stopped while recording") == true,
+            "the loss is reported: \(paused ?? "nothing")")
+        let outage = ContinuousClock.now
+        try await Task.sleep(for: .seconds(1.5))
+        try await pulse.restart()
+        let resumed = try #require(
+            await probe.line(timeout: .seconds(60), where: event("resumed")), "\(probe.errorOutput.suffix(2_000))")
+        let downFor = ContinuousClock.now - outage
+        let finished = try #require(await probe.line(timeout: .seconds(60), where: event("finished")))
+        #expect(await probe.waitForExit() == 0)
+        await pulse.stop()
+
+        func number(_ line: String, _ key: String) -> Double? {
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?[key] as? Double
+        }
+        let gapLength = try #require(number(resumed, "length"))
+        #expect(gapLength >= 1.5, "the gap covers the outage: \(resumed)")
+        #expect(gapLength <= (downFor + .seconds(2)).seconds, "and not much more: \(resumed), down for \(downFor)")
+        #expect(probe.output.filter(event("paused")).count == 1, "one loss: \(probe.output.filter(event("paused")))")
+        let recorded = try #require(number(finished, "seconds"))
+
+        guard pyAVAvailable("the FFmpeg check of a recording across a PulseAudio restart") else { return }
+        let read = try await RecordingProbe.read(file)
+        // The file holds what was heard, before and after; the outage is not filled with silence.
+        #expect(abs(read.seconds - recorded) < 0.3, "FFmpeg: \(read.seconds) s, recorded \(recorded) s")
+        #expect(abs(read.frequency - Double(PulseAudioServer.toneFrequency)) < 25, "\(read)")
+        #expect(read.rms > 0.01, "the tone, not silence: \(read)")
+    }
+}
+
 /// A microphone twin: a 440 Hz tone at 16 kHz in 20 ms frames paced by the clock, which fails like an unplugged
 /// device after `unpluggedAfter` (never if nil).
 final class ScriptedMicrophone: AudioInput {
