@@ -379,7 +379,7 @@ let toukanTargets: [Target] = [
     toukan.executable("toukan-server", ["ToukanServer", argumentParser]),
 ]
 let toukanTests: [Target] = [
-    toukan.testSupport(["ToukanCore", "TestSupport", hummingbird, nioCore, nioPosix, logging]),
+    toukan.testSupport(["ToukanCore", "ToukanUploader", "TestSupport", hummingbird, nioCore, nioPosix, logging]),
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", "FuzzHarness", crypto]),
     toukan.tests(.adapters, "ToukanRecorder", ["AudioCapture", "ToukanCore", "toukan-record-probe"]),
     toukan.tests(.adapters, "ToukanStore", ["ToukanCore"]),
@@ -392,8 +392,8 @@ let toukanTests: [Target] = [
     toukan.tests(
         .services, "ToukanServer",
         [
-            "AudioAnalysis", "CanonicalJSON", "JobQueue", "ToukanCore", "ToukanMemoryStore", "toukan-server",
-            hummingbirdTesting, logging, nioCore,
+            "AudioAnalysis", "CanonicalJSON", "JobQueue", "ToukanCore", "ToukanMemoryStore", "ToukanUploader",
+            "toukan-server", hummingbirdTesting, logging, nioCore,
         ]
     ),
 ]

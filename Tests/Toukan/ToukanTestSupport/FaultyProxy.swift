@@ -15,6 +15,7 @@ public final class FaultyProxy: Sendable {
     }
 
     private let faults = Mutex<[Fault]>([])
+    private let armedLosses = Mutex<[[UInt8]]>([])
     private let connections = Mutex(0)
     private let target: Int
 
@@ -26,6 +27,13 @@ public final class FaultyProxy: Sendable {
     /// The next connection gets `fault`.
     public func inject(_ fault: Fault) {
         faults.withLock { $0.append(fault) }
+    }
+
+    /// The answer to the next request that starts with `prefix` (e.g. `"PATCH "`), on whichever connection it
+    /// comes, is lost: the proxy closes that connection as soon as the server starts answering it. For a request
+    /// that follows others on a kept-alive connection, where ``Fault/dropResponse`` would lose the first answer.
+    public func loseAnswer(toRequestStartingWith prefix: String) {
+        armedLosses.withLock { $0.append(Array(prefix.utf8)) }
     }
 
     /// Faults not yet used.
@@ -66,11 +74,14 @@ public final class FaultyProxy: Sendable {
             }
         try await client.executeThenClose { clientIn, clientOut in
             try await upstream.executeThenClose { serverIn, serverOut in
+                let loseAnswer = Flag(fault == .dropResponse)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         var budget = Int.max
                         if case .cutRequest(let bytes) = fault { budget = bytes }
                         for try await var chunk in clientIn {
+                            // A request's head starts a read: the client waits for each answer before the next.
+                            if self.disarmLoss(matching: chunk) { loseAnswer.raise() }
                             if chunk.readableBytes >= budget {
                                 if budget > 0, let slice = chunk.readSlice(length: budget) {
                                     try await serverOut.write(slice)
@@ -83,7 +94,7 @@ public final class FaultyProxy: Sendable {
                     }
                     group.addTask {
                         for try await chunk in serverIn {
-                            if fault == .dropResponse { return }  // the answer is lost
+                            if loseAnswer.isRaised { return }  // the answer is lost
                             try await clientOut.write(chunk)
                         }
                     }
@@ -94,4 +105,26 @@ public final class FaultyProxy: Sendable {
             }
         }
     }
+
+    /// Whether `chunk` starts a request whose answer is to be lost (that loss is then used up).
+    private func disarmLoss(matching chunk: ByteBuffer) -> Bool {
+        armedLosses.withLock { prefixes in
+            guard let index = prefixes.firstIndex(where: { chunk.readableBytesView.starts(with: $0) }) else {
+                return false
+            }
+            prefixes.remove(at: index)
+            return true
+        }
+    }
+}
+
+/// A flag one task raises and another reads.
+private final class Flag: Sendable {
+    private let value: Atomic<Bool>
+
+    init(_ raised: Bool) { value = Atomic(raised) }
+
+    func raise() { value.store(true, ordering: .releasing) }
+
+    var isRaised: Bool { value.load(ordering: .acquiring) }
 }

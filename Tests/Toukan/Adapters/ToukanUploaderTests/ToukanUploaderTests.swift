@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 import ToukanCore
@@ -18,13 +17,6 @@ struct ToukanUploaderTests {
                 streamChunkSize: 16 << 10, connectTimeout: .seconds(2), readTimeout: .seconds(30)))
     }
 
-    /// Collects what an attempt reports.
-    final class Reports: Sendable {
-        private let events = Mutex<[UploadEvent]>([])
-        var all: [UploadEvent] { events.withLock { $0 } }
-        func add(_ event: UploadEvent) { events.withLock { $0.append(event) } }
-    }
-
     @Test(
         "POST /upload: the file arrives byte-identical under field `file`, with the Idempotency-Key, progress to the end"
     )
@@ -32,7 +24,7 @@ struct ToukanUploaderTests {
         let directory = try RecordingFiles.dataDirectory()
         let (recording, file, bytes) = try RecordingFiles.make(1, size: 300_001, in: directory)
         let server = FakeUploadServer()
-        let reports = Reports()
+        let reports = UploadReports()
         let outcome = try await server.run { port in
             let uploader = Self.uploader(port: port)
             let outcome = await uploader.upload(recording, file: file, report: reports.add)
@@ -58,7 +50,7 @@ struct ToukanUploaderTests {
         let directory = try RecordingFiles.dataDirectory()
         let (recording, file, bytes) = try RecordingFiles.make(2, size: 200_000, in: directory)
         let server = FakeUploadServer()
-        let reports = Reports()
+        let reports = UploadReports()
         let outcome = try await server.run { port in
             let uploader = Self.uploader(port: port, tusThreshold: 100_000, chunk: 64 << 10)
             let outcome = await uploader.upload(recording, file: file, report: reports.add)
@@ -72,11 +64,7 @@ struct ToukanUploaderTests {
         #expect(upload.key == recording.idempotencyKey)
         #expect(server.memories.isEmpty && tus.memoriesMade == 1)
         #expect(server.received.filter { $0.method == "PATCH" }.map(\.uploadOffset) == [0, 65_536, 131_072, 196_608])
-        let stored = reports.all.compactMap { event -> Int64? in
-            if case .stored(let offset, let location) = event, location != nil { return offset }
-            return nil
-        }
-        #expect(stored == [0, 65_536, 131_072, 196_608, 200_000])
+        #expect(reports.storedOffsets == [0, 65_536, 131_072, 196_608, 200_000])
     }
 
     @Test("tus cut mid-upload by the network: the next attempt resumes at the server's offset; one memory, whole")
@@ -84,7 +72,7 @@ struct ToukanUploaderTests {
         let directory = try RecordingFiles.dataDirectory()
         let (original, file, bytes) = try RecordingFiles.make(3, size: 400_000, in: directory)
         let server = FakeUploadServer()
-        let reports = Reports()
+        let reports = UploadReports()
         let (first, second, recording) = try await server.run { port in
             let proxy = FaultyProxy(target: port)
             // The creation and two chunks go through (a connection each, or one kept alive); the cut comes inside
@@ -94,10 +82,7 @@ struct ToukanUploaderTests {
                 let uploader = Self.uploader(port: proxyPort, tusThreshold: 1, chunk: 100_000)
                 let first = await uploader.upload(original, file: file, report: reports.add)
                 // What the ledger would hold: the last offset and Location the server confirmed.
-                var recording = original
-                for case .stored(let offset, let location) in reports.all {
-                    try Self.restore(&recording, offset: offset, location: location)
-                }
+                let recording = try reports.ledgerRow(original)
                 let second = await uploader.upload(recording, file: file, report: reports.add)
                 try await uploader.shutdown()
                 return (first, second, recording)
@@ -184,12 +169,5 @@ struct ToukanUploaderTests {
             Issue.record("expected a local file failure, got \(missing)")
             return
         }
-    }
-
-    /// What `ToukanDatabase.recordProgress` would store, applied to the row in memory.
-    static func restore(_ recording: inout Recording, offset: Int64, location: String?) throws {
-        try recording.beginUpload(at: LedgerFixtures.epoch)
-        try recording.recordProgress(offset: offset, location: location)
-        try recording.recoverInterruptedUpload()
     }
 }
