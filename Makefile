@@ -27,6 +27,9 @@ APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl pytho
 # toukan-server: AAC decoding/encoding (avenc_aac, avdec_aac in -libav), offline speech recognition (the GStreamer
 # pocketsphinx element and its US English model), espeak-ng for spoken test fixtures, curl as an independent client.
 APT_TOUKAN_SERVER_PACKAGES := gstreamer1.0-libav gstreamer1.0-pocketsphinx pocketsphinx-en-us espeak-ng curl
+# gst-launch-1.0 (gstreamer1.0-tools): the server tests encode their M4A fixtures with it, and toukan-benchmark
+# compares the recorder's CPU with the same encoding in it.
+APT_TOUKAN_SERVER_PACKAGES += gstreamer1.0-tools
 APT_DEMO_PACKAGES += gstreamer1.0-libav gstreamer1.0-pocketsphinx pocketsphinx-en-us
 APT_TEST_PACKAGES += $(APT_TOUKAN_SERVER_PACKAGES)
 # Independent peers: the RFC 8785 reference port, aioquic (exact pins: the interop hooks use its internals),
@@ -123,11 +126,15 @@ bench: deps-test
 	$(SWIFT) build -c release --product stream-benchmark
 	$(SWIFT) build -c release --product bemyears-server
 	$(SWIFT) build -c release --product bemyears-benchmark
+	$(SWIFT) build -c release --product toukan
+	$(SWIFT) build -c release --product toukan-server
+	$(SWIFT) build -c release --product toukan-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/sound-detection-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/alert-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/stream-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/quic-benchmark --python $(abspath $(PYTHON))
 	$$($(SWIFT) build -c release --show-bin-path)/bemyears-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/toukan-benchmark
 
 fuzz: check-swift
 	./Fuzz/run.sh $(or $(SECONDS),600) $(or $(TARGET),control-channel)

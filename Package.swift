@@ -433,6 +433,7 @@ let tools: [Target] = [
         ]
     ),
     tool("bemyears-benchmark", ["BenchmarkSupport", hummingbirdWSClient, nioWebSocket, logging]),
+    tool("toukan-benchmark", ["BenchmarkSupport", "ToukanCore", "ToukanUploader", nioCore, nioPosix]),
 ]
 
 // MARK: - The package
@@ -448,8 +449,8 @@ let runnable =
     [
         "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark",
         "stream-benchmark",
-        "bemyears-benchmark",
-    ] + ["toukan-server"]
+        "bemyears-benchmark", "toukan", "toukan-server", "toukan-benchmark",
+    ]
 
 let package = Package(
     name: "HomeApps",

@@ -17,10 +17,6 @@ import Synchronization
     import Glibc
 #endif
 
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
 func option(_ name: String, _ fallback: Int) -> Int {
     let arguments = CommandLine.arguments
     guard let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count else { return fallback }
@@ -35,70 +31,16 @@ func raiseFileLimit() {
     setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }
 
-/// Resident memory of a process in bytes (VmRSS).
-func residentBytes(of pid: Int32) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-    else { return 0 }
-    return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
-}
-
-/// The server under test.
-final class Server: Sendable {
-    let process: Process
-    let port: Int
-
-    init() async throws {
-        let process = Process()
-        // The server built beside this executable (same configuration).
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-            .deletingLastPathComponent().appendingPathComponent("bemyears-server")
-        process.arguments = ["--host", "127.0.0.1", "--port", "0", "--json"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let handle = output.fileHandleForReading
-        var buffer = Data()
-        var port: Int?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while port == nil, ContinuousClock.now < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer += chunk
-            for line in buffer.split(separator: 0x0A) {
-                if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                    object["event"] as? String == "ready"
-                {
-                    port = object["port"] as? Int
-                }
-            }
-        }
-        guard let port else {
-            process.terminate()
-            throw BenchmarkFailure(description: "bemyears-server did not print its ready line (build it in release)")
-        }
-        // Keep draining stdout so the server never blocks on a full pipe.
-        Thread { while !handle.availableData.isEmpty {} }.start()
-        self.process = process
-        self.port = port
-    }
-
-    var url: String { "ws://127.0.0.1:\(port)/ws" }
-
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
-}
-
 raiseFileLimit()
 let connections = option("connections", 2_000)
 let watcherCount = min(option("watchers", 1_000), connections)
 let pairCount = option("pairs", 100)
 let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
-let server = await benchmarkStep("starting bemyears-server") { try await Server() }
+let server = await benchmarkStep("starting bemyears-server") {
+    try await ServerUnderTest(product: "bemyears-server", arguments: ["--host", "127.0.0.1", "--port", "0", "--json"])
+}
+let serverURL = "ws://127.0.0.1:\(server.port)/ws"
 let baseline = residentBytes(of: server.process.processIdentifier)
 
 // 1. Connections held, with heartbeats, past the presence TTL.
@@ -107,7 +49,7 @@ var callers: [LoadClient] = []
 for index in 0..<connections {
     let watching = index < watcherCount
     callers.append(
-        LoadClient(url: server.url, username: "c\(run)\(index)", role: "caller") { client, message in
+        LoadClient(url: serverURL, username: "c\(run)\(index)", role: "caller") { client, message in
             if watching, message.type == "PRESENCE" { fanOut.record(message, watcher: client.username) }
         })
     if index % 200 == 199 { try? await Task.sleep(for: .milliseconds(50)) }  // a ramp, not a SYN flood
@@ -127,7 +69,7 @@ say(
         perConnection / 1024))
 
 // 2. Presence fan-out to the watchers.
-let interpreter = LoadClient(url: server.url, username: "i\(run)fan", role: "interpreter")
+let interpreter = LoadClient(url: serverURL, username: "i\(run)fan", role: "interpreter")
 guard await interpreter.waitRegistered() else { failBenchmark("the fan-out interpreter did not register") }
 var latencies: [Double] = []
 for toggle in 0..<40 {
@@ -156,7 +98,7 @@ let running = Atomic<Bool>(true)
 var pairs: [(LoadClient, LoadClient)] = []
 for index in 0..<pairCount {
     let interpreterName = "i\(run)p\(index)"
-    let interpreter = LoadClient(url: server.url, username: interpreterName, role: "interpreter") { client, message in
+    let interpreter = LoadClient(url: serverURL, username: interpreterName, role: "interpreter") { client, message in
         switch message.type {
         case "REGISTERED": client.send(#"{"type":"SET_STATE","payload":{"state":"AVAILABLE"}}"#)
         case "CALL_REQUEST":
@@ -166,7 +108,7 @@ for index in 0..<pairCount {
         default: break
         }
     }
-    let caller = LoadClient(url: server.url, username: "c\(run)p\(index)", role: "caller") { client, message in
+    let caller = LoadClient(url: serverURL, username: "c\(run)p\(index)", role: "caller") { client, message in
         guard running.load(ordering: .acquiring) else { return }
         switch message.type {
         case "CALL_ACCEPT":

@@ -18,11 +18,6 @@ func emit(_ object: [String: any Sendable]) {
     FileHandle.standardOutput.write(data + Data("\n".utf8))
 }
 
-/// Prints a line at once (stdout is block-buffered on a pipe, and a benchmark may be stopped before it flushes).
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
 /// `--name value` arguments.
 struct RoleArguments {
     private var values: [String: String] = [:]
