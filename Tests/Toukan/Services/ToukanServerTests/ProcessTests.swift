@@ -76,6 +76,42 @@ struct ProcessTests {
         await server.stop()
     }
 
+    /// With the default limit (2 GiB), an upload that declares 3 GB is refused from its headers alone: the
+    /// answer comes at once, although not one byte of the body is sent, and nothing is stored. A raw socket
+    /// (Python's), since an HTTP client would insist on sending the body it declared.
+    @Test func threeGigabytesDeclaredAreRefusedFromTheHeaders() async throws {
+        let directory = try Subprocess.temporaryDirectory("toukan-3gb")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await ToukanServerProcess.start(dataDirectory: directory.path, ["--workers", "0"])
+        defer { Task { await server.stop() } }
+        let script = """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+            s.sendall(b"POST /upload HTTP/1.1\\r\\nHost: toukan\\r\\n"
+                      b"Content-Type: multipart/form-data; boundary=b0undary\\r\\n"
+                      b"Content-Length: 3000000000\\r\\n\\r\\n")
+            answer = b""
+            while b"\\r\\n\\r\\n" not in answer or not answer.rstrip().endswith(b"}"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+            print(answer.decode("utf-8", "replace"))
+            """
+        let result = try await Subprocess.run("python3", ["-c", script, String(server.port)])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText.hasPrefix("HTTP/1.1 413"), "\(result.stdoutText)")
+        #expect(result.stdoutText.contains("declares"), "\(result.stdoutText)")
+        let tus = try await Self.curl([
+            "-X", "POST", "-H", "Tus-Resumable: 1.0.0", "-H", "Upload-Length: 3000000000", "\(server.url)/files/",
+        ])
+        #expect(tus.status == 413, "\(tus.body)")
+        #expect(try await server.memories().isEmpty)
+        let incoming = try FileManager.default.contentsOfDirectory(
+            atPath: directory.appendingPathComponent("incoming").path)
+        #expect(incoming.isEmpty)
+    }
+
     @Test func tuspyResumesAfterACutPatch() async throws {
         guard InteropPeers.pythonAvailable(for: "tuspy against toukan-server") else { return }
         let python = try #require(InteropPeers.python, "the venv's Python (make test installs tuspy==1.1.0)")
