@@ -179,7 +179,7 @@ let platformTargets: [Target] = [
     // Background jobs shared by workers: SQLite on one machine (PostgreSQL for several: PostgresJobQueue).
     platform.adapter("JobQueue", [grdb, "Postgres", postgresNIO, logging]),
     // PostgreSQL connection settings from a postgres:// URL, for every adapter that uses PostgreSQL.
-    platform.adapter("Postgres", [postgresNIO]),
+    platform.adapter("Postgres", [postgresNIO, logging]),
     platform.adapter("AudioCapture", ["GStreamer", "SoundDetection"]),
     platform.adapter("DesktopNotifications", ["CDBus"]),
     platform.adapter("DeviceIdentityStore", ["DeviceIdentity", asn1]),
@@ -366,13 +366,14 @@ let toukanTargets: [Target] = [
     ),
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),
     // The backend: memories in SQLite, decoding, loudness and PocketSphinx transcription, the HTTP server.
-    toukan.adapter("ToukanMemoryStore", [grdb]),
+    // The server's memories and tus uploads: SQLite on one machine, PostgreSQL for several.
+    toukan.adapter("ToukanMemoryStore", [grdb, "Postgres", postgresNIO, nioCore, logging]),
     toukan.adapter("AudioAnalysis", ["GStreamer", "ToukanCore"]),
     toukan.service(
         "ToukanServer",
         [
-            "AudioAnalysis", "CanonicalJSON", "DeviceIdentityStore", "JobQueue", "ToukanCore", "ToukanMemoryStore",
-            crypto, hummingbird, logging, nioCore, serviceLifecycle,
+            "AudioAnalysis", "CanonicalJSON", "DeviceIdentityStore", "JobQueue", "Postgres", "ToukanCore",
+            "ToukanMemoryStore", crypto, hummingbird, logging, nioCore, postgresNIO, serviceLifecycle,
         ],
         resources: [.copy("Public")]
     ),
@@ -383,6 +384,7 @@ let toukanTests: [Target] = [
     toukan.tests(.core, "ToukanCore", ["CanonicalJSON", "FuzzHarness", crypto]),
     toukan.tests(.adapters, "ToukanRecorder", ["AudioCapture", "ToukanCore", "toukan-record-probe"]),
     toukan.tests(.adapters, "ToukanStore", ["ToukanCore"]),
+    toukan.tests(.adapters, "ToukanMemoryStore"),
     toukan.tests(.adapters, "ToukanUploader", ["ToukanCore"]),
     toukan.tests(
         .services, "ToukanUploads",

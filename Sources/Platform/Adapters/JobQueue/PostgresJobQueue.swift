@@ -6,7 +6,8 @@ public import PostgresNIO
 /// A ``JobQueue`` in PostgreSQL, for workers on several machines: a claim takes the oldest runnable row with
 /// `FOR UPDATE SKIP LOCKED`, so concurrent workers never wait on each other nor take the same job.
 ///
-/// Call ``run()`` (the connection pool) in a task of its own, then ``migrate()`` once, before anything else.
+/// Its connection pool runs in ``run()`` (a queue made from a URL or configuration), or is run by its owner (a
+/// queue given a shared client); then call ``migrate()`` once, before anything else.
 public final class PostgresJobQueue: JobQueue {
     private let client: PostgresClient
     private let logger: Logger
@@ -23,19 +24,23 @@ public final class PostgresJobQueue: JobQueue {
         self.init(configuration: configuration, logger: logger)
     }
 
-    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "job-queue.postgres")) {
-        var configuration = configuration
-        // A statement never waits on a lock or the server forever.
-        configuration.options.additionalStartupParameters.append(contentsOf: [
-            ("lock_timeout", "5s"), ("statement_timeout", "30s"), ("idle_in_transaction_session_timeout", "30s"),
-        ])
-        var quiet = logger
-        quiet.logLevel = max(logger.logLevel, .info)
-        self.logger = quiet
-        client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
+    public convenience init(
+        configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "job-queue.postgres")
+    ) {
+        self.init(
+            client: PostgresClient(
+                configuration: configuration.boundingWaits, backgroundLogger: PostgresClient.quiet(logger)),
+            logger: logger)
     }
 
-    /// Runs the connection pool until the task is cancelled. Nothing else works while it is not running.
+    /// A queue on a pool its owner runs (e.g. one shared with the other stores of a server process).
+    public init(client: PostgresClient, logger: Logger = Logger(label: "job-queue.postgres")) {
+        self.client = client
+        self.logger = PostgresClient.quiet(logger)
+    }
+
+    /// Runs the connection pool until the task is cancelled (not for a queue given a shared client: its owner runs
+    /// it). Nothing else works while it is not running.
     public func run() async {
         await client.run()
     }

@@ -23,7 +23,8 @@ struct ToukanServerCommand: AsyncParsableCommand {
     @Option(help: "Where memories, audio and uploads live (default: $XDG_DATA_HOME/toukan-server).")
     var dataDir: String?
 
-    @Option(help: "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for a job queue shared by several servers.")
+    @Option(
+        help: "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for memories and jobs shared by several servers.")
     var database: String?
 
     @Option(help: "The largest upload accepted, in bytes (default 2 GiB).")

@@ -11,7 +11,7 @@ struct MemoryIntake: Sendable {
     static let jobKind = "process-memory"
 
     let directory: ServerFiles
-    let store: MemoryStore
+    let store: any MemoryStore
     let queue: any JobQueue
     /// Wakes this process's workers when a job is added.
     let wake: @Sendable () -> Void

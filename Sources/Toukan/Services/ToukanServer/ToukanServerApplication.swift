@@ -4,6 +4,8 @@ public import Hummingbird
 import JobQueue
 public import Logging
 import NIOCore
+import Postgres
+import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 import ToukanMemoryStore
@@ -13,7 +15,8 @@ public struct ToukanServerConfiguration: Sendable {
     public var host: String
     public var port: Int
     public var dataDirectory: String
-    /// `postgres://…` for the job queue; nil: `jobs.sqlite` in the data directory.
+    /// `postgres://…` for the memories, tus uploads and job queue of several server processes; nil: SQLite files in
+    /// the data directory.
     public var database: String?
     public var maximumUploadBytes: Int64
     public var workers: Int
@@ -51,18 +54,22 @@ public func buildToukanServer(_ configuration: ToukanServerConfiguration) async 
     let directory = ServerFiles(root: configuration.dataDirectory)
     try directory.prepare()
     directory.removeStaleIncoming(now: Date())
-    let store = try MemoryStore(path: directory.memoryDatabase)
     var services: [any Service] = []
+    let store: any MemoryStore
     let queue: any JobQueue
-    let postgres: PostgresJobQueue?
+    var migrations: [@Sendable () async throws -> Void] = []
     if let url = configuration.database {
-        let shared = try PostgresJobQueue(url: url, logger: logger)
-        services.append(PostgresQueueService(queue: shared))
-        queue = shared
-        postgres = shared
+        // Several server processes: memories, tus uploads and jobs in one PostgreSQL, over one pool.
+        let client = try PostgresClient.bounded(url: url, logger: logger)
+        services.append(PostgresPoolService(client: client))
+        let memories = PostgresMemoryStore(client: client, logger: logger)
+        let jobs = PostgresJobQueue(client: client, logger: logger)
+        migrations = [memories.migrate, jobs.migrate]
+        store = memories
+        queue = jobs
     } else {
+        store = try SQLiteMemoryStore(path: directory.memoryDatabase)
         queue = try SQLiteJobQueue(path: directory.jobDatabase)
-        postgres = nil
     }
     let (wakeUps, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let intake = MemoryIntake(
@@ -99,8 +106,8 @@ public func buildToukanServer(_ configuration: ToukanServerConfiguration) async 
         },
         logger: logger
     )
-    app.beforeServerStarts {
-        if let postgres { try await postgres.migrate() }
+    app.beforeServerStarts { [migrations] in
+        for migrate in migrations { try await migrate() }
         try await intake.requeueUnfinished(now: Date())
     }
     return app
@@ -115,11 +122,11 @@ final class ReadyFlag: Sendable {
     var isReady: Bool { flag.load(ordering: .acquiring) }
 }
 
-/// Runs the PostgreSQL queue's connection pool until shutdown.
-struct PostgresQueueService: Service {
-    let queue: PostgresJobQueue
+/// Runs the PostgreSQL connection pool until shutdown.
+struct PostgresPoolService: Service {
+    let client: PostgresClient
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await queue.run() }
+        await cancelWhenGracefulShutdown { await client.run() }
     }
 }

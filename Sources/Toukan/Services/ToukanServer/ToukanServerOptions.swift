@@ -1,5 +1,6 @@
 import DeviceIdentityStore
 import Foundation
+import Postgres
 
 /// What `toukan-server` was asked for, checked here so the executable only parses arguments.
 public struct ToukanServerOptions: Sendable, Hashable {
@@ -8,7 +9,8 @@ public struct ToukanServerOptions: Sendable, Hashable {
     public var port = 8090
     /// Memories, audio files, tus uploads and (by default) the job queue. Nil: `$XDG_DATA_HOME/toukan-server`.
     public var dataDirectory: String?
-    /// `postgres://…` for the job queue shared by several server processes; nil: SQLite in the data directory.
+    /// `postgres://…` for memories, tus uploads and jobs shared by several server processes; nil: SQLite files in the
+    /// data directory.
     public var database: String?
     /// One JSON object per line on stdout.
     public var json = false
@@ -38,9 +40,10 @@ public struct ToukanServerOptions: Sendable, Hashable {
         guard maximumUploadBytes > 0 else { throw Invalid(description: "--max-upload-bytes must be positive") }
         guard (0...64).contains(workers) else { throw Invalid(description: "--workers must be 0...64") }
         if let database {
-            let lowered = database.lowercased()
-            guard lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") else {
-                throw Invalid(description: "--database must be postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
+            do {
+                _ = try PostgresURL(database)
+            } catch {
+                throw Invalid(description: "--database: \(error.message)")
             }
         }
     }

@@ -24,7 +24,7 @@ struct TusRoutes: Sendable {
         policy = TusServerPolicy(maximumSize: maximumBytes)
     }
 
-    private var store: MemoryStore { intake.store }
+    private var store: any MemoryStore { intake.store }
 
     func add<Context: RequestContext>(to router: Router<Context>) {
         // Hummingbird matches `/files/` to `/files` too.

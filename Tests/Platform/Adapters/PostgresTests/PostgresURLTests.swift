@@ -1,4 +1,5 @@
 import Postgres
+import PostgresNIO
 import Testing
 
 /// `postgres://` URLs, parsed without a database.
@@ -54,5 +55,16 @@ struct PostgresURLTests {
             guard let error = error as? PostgresURLError else { return false }
             return error.message.contains("postgres://")
         }
+    }
+
+    @Test("a bounded pool asks the server to end long waits: locks 5 s, statements 30 s, idle transactions 30 s")
+    func boundedWaits() throws {
+        let configuration = try PostgresURL("postgres://u@h/db?application_name=toukan").configuration.boundingWaits
+        let parameters = Dictionary(
+            configuration.options.additionalStartupParameters.map { ($0.0, $0.1) }, uniquingKeysWith: { $1 })
+        #expect(parameters["lock_timeout"] == "5s")
+        #expect(parameters["statement_timeout"] == "30s")
+        #expect(parameters["idle_in_transaction_session_timeout"] == "30s")
+        #expect(parameters["application_name"] == "toukan", "what the URL asked for is kept")
     }
 }

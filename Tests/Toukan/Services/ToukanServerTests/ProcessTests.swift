@@ -4,7 +4,7 @@ import Testing
 
 /// The real `toukan-server` process against independent clients: curl (multipart, as the seed's backend contract
 /// is usually exercised), tuspy (an independent tus 1.0 client) resuming after a cut PATCH, and two processes
-/// sharing one PostgreSQL job queue.
+/// sharing one PostgreSQL (memories and job queue).
 @Suite("toukan-server process", .serialized, .heavy(cores: 1, "server processes, PocketSphinx, PostgreSQL"))
 struct ProcessTests {
     static func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
@@ -139,7 +139,7 @@ struct ProcessTests {
         #expect(try Data(contentsOf: stored) == Data(contentsOf: file), "the resumed upload is byte-identical")
     }
 
-    @Test func twoServersShareOnePostgresQueueAndProcessEachMemoryOnce() async throws {
+    @Test func twoServersShareOnePostgresAndProcessEachMemoryOnce() async throws {
         let postgres = try await LocalPostgres.shared()
         let database = try await postgres.createDatabase("toukan")
         let directory = try Subprocess.temporaryDirectory("toukan-pg")
@@ -166,6 +166,15 @@ struct ProcessTests {
         #expect(
             jobs.split(separator: "|").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } == ["8", "8", "8"],
             "\(jobs)")
+        // The memories live in PostgreSQL too (the data directory holds only files): each processed once.
+        let memories = try await postgres.psql(
+            "SELECT count(*), sum(processing_runs), count(*) FILTER (WHERE status = 'ready') FROM toukan_memory",
+            database: database.name)
+        #expect(
+            memories.split(separator: "|").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                == ["8", "8", "8"], "\(memories)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!files.contains { $0.hasSuffix(".sqlite") }, "no SQLite store beside PostgreSQL: \(files)")
         let started = (first.log + second.log).split(separator: "\n").filter { $0.contains("event=processing_started") }
         #expect(started.count == 8, "\(started)")
         for id in ids {
