@@ -156,12 +156,13 @@ public actor MonitorService {
         case .pairRequest(let request):
             switch qr.handle(request, context: context(for: session.connection), now: now) {
             case .accepted(let listener, let reply):
-                guard trust(listener, method: "qr", connection: id) else {
+                guard trust(listener, method: "qr", pairedOn: id) else {
                     return [
                         .send(.error(.internalError, "the monitor could not save the pairing")), .close(.internalError),
                     ]
                 }
-                return [.send(.pairAccepted(reply))]
+                accept(.pairAccepted(reply), connection: id, listenerId: listener.listenerId)
+                return []
             case .rejected(let rejection):
                 emit.yield(.pairingFailed(reason: rejection.reason.rawValue))
                 return [.send(.pairRejected(rejection)), .close(.unauthorized)]
@@ -170,7 +171,8 @@ public actor MonitorService {
             return perform(pin.handleInit(request, context: context(for: session.connection), connection: id, now: now))
         case .pinSubmit(let submit):
             return perform(
-                pin.handleSubmit(submit, context: context(for: session.connection), connection: id, now: now))
+                pin.handleSubmit(submit, context: context(for: session.connection), connection: id, now: now),
+                connection: id)
         case .eventsSince(let request):
             let records = (try? database.noiseEvents(afterSeq: request.afterSeq, limit: 1000)) ?? []
             return records.map { .send(.noiseEvent($0.message(monitorId: monitorId, replayed: true))) }
@@ -197,15 +199,24 @@ public actor MonitorService {
     }
 
     /// Performs the PIN machine's actions that are the service's own and returns those for the session.
-    private func perform(_ actions: [PINPairingMonitor.Action]) -> [ControlSession.Action] {
+    /// Carries out the PIN pairing's actions; what is for the session of `connection` (the one whose message
+    /// produced them) is returned, except its PAIR_ACCEPTED (see ``accept(_:connection:listenerId:)``).
+    private func perform(_ actions: [PINPairingMonitor.Action], connection: UInt64? = nil) -> [ControlSession.Action] {
         // The PIN to show comes after the PIN_REQUIRED it belongs to: take it first.
         for case .showPIN(let shown, let expiresAt) in actions {
             lastShownPIN = shown.digits
             schedulePINExpiry(at: expiresAt)
         }
         var forSession: [ControlSession.Action] = []
+        var paired: TrustedListener?
         for action in actions {
             switch action {
+            case .send(.pairAccepted(let accepted)):
+                if let connection, let paired {
+                    accept(.pairAccepted(accepted), connection: connection, listenerId: paired.listenerId)
+                } else {
+                    forSession.append(.send(.pairAccepted(accepted)))
+                }
             case .send(let message):
                 if case .pairRejected(let rejection) = message {
                     emit.yield(.pairingFailed(reason: rejection.reason.rawValue))
@@ -227,7 +238,9 @@ public actor MonitorService {
             case .scheduleExpiry(let deadline):
                 schedulePINExpiry(at: deadline)
             case .trust(let listener):
-                if !trust(listener, method: "pin", connection: nil) {
+                if trust(listener, method: "pin", pairedOn: connection) {
+                    paired = listener
+                } else {
                     forSession.append(.send(.error(.internalError, "the monitor could not save the pairing")))
                 }
             case .persistFailedSessions(let count):
@@ -252,18 +265,29 @@ public actor MonitorService {
         _ = perform(pin.expire(now: .now))
     }
 
-    /// Stores a newly paired listener and trusts its sessions from the next message on.
-    private func trust(_ listener: TrustedListener, method: String, connection: UInt64?) -> Bool {
+    /// Stores a newly paired listener and trusts its sessions from the next message on. Its other sessions get
+    /// events at once; the one it paired on (`pairedOn`) once its PAIR_ACCEPTED is queued
+    /// (``accept(_:connection:listenerId:)``).
+    private func trust(_ listener: TrustedListener, method: String, pairedOn: UInt64?) -> Bool {
         guard (try? database.trustListener(listener, at: wallClock())) != nil else { return false }
         trusted.insert(listener.fingerprint, listenerId: listener.listenerId)
         for (id, session) in sessions where session.connection.peer.fingerprint == listener.fingerprint {
-            sessions[id]?.listenerId = listener.listenerId
+            if id != pairedOn { sessions[id]?.listenerId = listener.listenerId }
         }
         emit.yield(
             .paired(
                 listenerId: listener.listenerId, listenerName: listener.name,
                 certFingerprint: listener.fingerprint.hex, method: method))
         return true
+    }
+
+    /// Queues PAIR_ACCEPTED on the connection that paired, then lets events reach it: both go through the
+    /// session's outbox in order, so a noise event detected while pairing never arrives before the listener learns
+    /// it is paired (a reply returned to the ControlSession could be overtaken by the outbox).
+    private func accept(_ acceptance: ControlMessage, connection id: UInt64, listenerId: String) {
+        guard let session = sessions[id] else { return }
+        session.outbox.send(acceptance)
+        sessions[id]?.listenerId = listenerId
     }
 
     // MARK: QR codes

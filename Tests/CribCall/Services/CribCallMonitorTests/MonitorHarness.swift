@@ -20,13 +20,14 @@ final class MonitorHarness: Sendable {
     init(
         database: CribCallDatabase? = nil,
         mediaEngine: (any MediaEngine)? = nil,
-        streamClock: any StreamClock = SystemStreamClock()
+        streamClock: any StreamClock = SystemStreamClock(),
+        heldReplies: HeldReplies? = nil
     ) throws {
         monitor = try DeviceIdentity.generate(now: Date())
         self.database = try database ?? CribCallDatabase.inMemory()
         let listener = network.listen(port: port, identity: PeerCertificate(identity: monitor))
         let service = try MonitorService(
-            identity: monitor, database: self.database, transport: listener,
+            identity: monitor, database: self.database, transport: heldReplies?.wrap(listener) ?? listener,
             mediaEngine: mediaEngine, streamClock: streamClock)
         self.service = service
         let recorded = self.recorded

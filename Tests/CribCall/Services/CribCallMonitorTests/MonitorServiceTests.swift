@@ -52,6 +52,27 @@ struct MonitorServiceTests {
         await harness.stop()
     }
 
+    @Test("noise while a PAIR_ACCEPTED is slow to leave: it still reaches the listener first, then the events")
+    func noiseDuringPairing() async throws {
+        // Seen in a full run under load: the monitor trusted the connection, a detection sent NOISE_EVENT through
+        // its outbox, and the PAIR_ACCEPTED returned to the session went out after it, so `cribcall pair` failed
+        // with "unexpected NOISE_EVENT during PIN pairing". Here the PAIR_ACCEPTED is held back while noise is
+        // reported.
+        let held = HeldReplies(.pairAccepted)
+        let harness = try MonitorHarness(heldReplies: held)
+        let pairing = Task { try await pairByPIN(harness) }
+        try await eventually("the PAIR_ACCEPTED to be on its way") { held.isHolding }
+        let noise = try await harness.service.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 80, durationMs: 600))
+        // Time for a NOISE_EVENT that could overtake the held answer to do so (none may).
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!held.sent.contains(.noiseEvent), "nothing overtakes the PAIR_ACCEPTED: \(held.sent)")
+        held.release()
+        let connection = try await pairing.value  // fails unless PAIR_ACCEPTED answered the PIN
+        var frames = connection.inbound.makeAsyncIterator()
+        #expect(try await connection.nextMessage(&frames) == .noiseEvent(noise), "the event follows")
+        await harness.stop()
+    }
+
     @Test("three wrong PINs: PAIR_REJECTED with 2, 1, 0 attempts left, then the connection closes with code 2")
     func wrongPINs() async throws {
         let harness = try MonitorHarness()
