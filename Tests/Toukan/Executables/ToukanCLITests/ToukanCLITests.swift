@@ -177,6 +177,32 @@ struct ToukanCLITests {
         }
     }
 
+    @Test("on a disk with under 100 MB free, start is refused with how much is free and what to do")
+    func lowDiskSpace() async throws {
+        let data = DataDirectory()
+        try FileManager.default.createDirectory(atPath: data.path, withIntermediateDirectories: true)
+        // A 20 MB tmpfs as the data directory. Needs root (make test runs as root).
+        let mounted = try await Subprocess.run(
+            "mount", ["-t", "tmpfs", "-o", "size=20m,mode=0700", "tmpfs", data.path])
+        guard mounted.status == 0 else {
+            if getuid() == 0 { Issue.record("cannot mount a tmpfs as root: \(mounted.stderrText)") }
+            FileHandle.standardError.write(
+                Data("WARNING: SKIPPING the low-disk test: cannot mount a tmpfs (\(mounted.stderrText))\n".utf8))
+            return
+        }
+        let refused = try await data.toukan("start", "--audio-source", "test:tone")
+        let status = try await data.status()
+        if let pid = status["pid"] as? Int { kill(pid_t(pid), SIGKILL) }
+        try await eventually("the daemon is gone") { (status["pid"] as? Int).map { kill(pid_t($0), 0) != 0 } ?? true }
+        let unmounted = try await Subprocess.run("umount", [data.path])
+        #expect(unmounted.status == 0, "\(unmounted.stderrText)")
+        #expect(refused.status == 1, "\(refused.stdoutText)")
+        #expect(
+            refused.stderrText.hasPrefix("toukan start: Not enough free space to record: "), "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("Toukan needs at least 100 MB. Free some space and try again."))
+        #expect(status["state"] as? String == "idle", "nothing is recording: \(status)")
+    }
+
     @Test("a bad audio source is refused with what to use, and nothing is left recording")
     func badSource() async throws {
         let data = DataDirectory()
