@@ -24,6 +24,10 @@ public enum ControlMessage: Sendable, Hashable {
     case unpair(Unpair)
     case unpaired(Unpaired)
     case error(ErrorMessage)
+    case safetyStatus(SafetyStatus)
+    case safetyAlert(SafetyAlert)
+    case alertAction(AlertAction)
+    case alertUpdated(AlertUpdated)
     /// A message of a type this version does not know; `body` is the whole JSON object.
     case unknown(type: String, body: JSONValue)
 
@@ -51,6 +55,10 @@ public enum ControlMessage: Sendable, Hashable {
         case .unpair: .unpair
         case .unpaired: .unpaired
         case .error: .error
+        case .safetyStatus: .safetyStatus
+        case .safetyAlert: .safetyAlert
+        case .alertAction: .alertAction
+        case .alertUpdated: .alertUpdated
         case .unknown: nil
         }
     }

@@ -77,6 +77,10 @@ public enum ControlMessageCodec {
         case .unpair(let m): body = encodeBody(m)
         case .unpaired(let m): body = encodeBody(m)
         case .error(let m): body = encodeBody(m)
+        case .safetyStatus(let m): body = encodeBody(m)
+        case .safetyAlert(let m): body = encodeBody(m)
+        case .alertAction(let m): body = encodeBody(m)
+        case .alertUpdated(let m): body = encodeBody(m)
         case .unknown(_, let value): return value
         }
         guard case .object(var members) = body else { return body }
@@ -88,7 +92,8 @@ public enum ControlMessageCodec {
         do {
             return try JSONValueEncoder().encode(value)
         } catch {
-            // Message structs hold only strings, booleans and integers within ±2^53, which always encode.
+            // Message structs hold only strings, booleans, integers within ±2^53 and finite doubles (a confidence
+            // is clamped to 0…1), which always encode.
             preconditionFailure("control message failed to encode: \(error)")
         }
     }
@@ -118,6 +123,10 @@ public enum ControlMessageCodec {
         case .unpair: return .unpair(try decoder.decode(Unpair.self, from: value))
         case .unpaired: return .unpaired(try decoder.decode(Unpaired.self, from: value))
         case .error: return .error(try decoder.decode(ErrorMessage.self, from: value))
+        case .safetyStatus: return .safetyStatus(try decoder.decode(SafetyStatus.self, from: value))
+        case .safetyAlert: return .safetyAlert(try decoder.decode(SafetyAlert.self, from: value))
+        case .alertAction: return .alertAction(try decoder.decode(AlertAction.self, from: value))
+        case .alertUpdated: return .alertUpdated(try decoder.decode(AlertUpdated.self, from: value))
         }
     }
 

@@ -1,4 +1,4 @@
-/// Every message type the control channel knows (seed 2.3, 2.5.3, 2.6 and PROTOCOL.md's additions).
+/// Every message type the control channel knows (seed 2.3, 2.5.3, 2.6, PROTOCOL.md's additions and §11).
 public enum ControlMessageType: String, Sendable, Hashable, CaseIterable, Codable {
     case pairRequest = "PAIR_REQUEST"
     case pairAccepted = "PAIR_ACCEPTED"
@@ -21,6 +21,10 @@ public enum ControlMessageType: String, Sendable, Hashable, CaseIterable, Codabl
     case unpair = "UNPAIR"
     case unpaired = "UNPAIRED"
     case error = "ERROR"
+    case safetyStatus = "SAFETY_STATUS"
+    case safetyAlert = "SAFETY_ALERT"
+    case alertAction = "ALERT_ACTION"
+    case alertUpdated = "ALERT_UPDATED"
 
     /// The pairing messages an untrusted listener may send (PROTOCOL.md §4).
     public var isPairingRequest: Bool {
@@ -34,10 +38,10 @@ public enum ControlMessageType: String, Sendable, Hashable, CaseIterable, Codabl
     public var isSentByListener: Bool {
         switch self {
         case .pairRequest, .pinPairingInit, .pinSubmit, .eventsSince, .startStreamRequest, .endStream, .pinStream,
-            .webrtcAnswer, .webrtcIce, .ping, .pong, .unpair, .error:
+            .webrtcAnswer, .webrtcIce, .ping, .pong, .unpair, .error, .alertAction:
             true
         case .pairAccepted, .pairRejected, .pinRequired, .noiseEvent, .startStreamResponse, .streamEndingSoon,
-            .webrtcOffer, .unpaired:
+            .webrtcOffer, .unpaired, .safetyStatus, .safetyAlert, .alertUpdated:
             false
         }
     }
@@ -46,10 +50,11 @@ public enum ControlMessageType: String, Sendable, Hashable, CaseIterable, Codabl
     public var isSentByMonitor: Bool {
         switch self {
         case .pairAccepted, .pairRejected, .pinRequired, .noiseEvent, .startStreamResponse, .endStream,
-            .streamEndingSoon, .webrtcOffer, .webrtcIce, .ping, .pong, .unpaired, .error:
+            .streamEndingSoon, .webrtcOffer, .webrtcIce, .ping, .pong, .unpaired, .error, .safetyStatus, .safetyAlert,
+            .alertUpdated:
             true
         case .pairRequest, .pinPairingInit, .pinSubmit, .eventsSince, .startStreamRequest, .pinStream,
-            .webrtcAnswer, .unpair:
+            .webrtcAnswer, .unpair, .alertAction:
             false
         }
     }

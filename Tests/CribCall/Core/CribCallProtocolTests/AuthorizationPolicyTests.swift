@@ -95,4 +95,18 @@ struct AuthorizationPolicyTests {
             if type.isPairingRequest { #expect(type.isSentByListener && !type.isSentByMonitor) }
         }
     }
+
+    @Test("§11: listeners send ALERT_ACTION (trusted only); monitors send SAFETY_STATUS, SAFETY_ALERT, ALERT_UPDATED")
+    func safetyDirections() {
+        #expect(ControlMessageType.alertAction.isSentByListener && !ControlMessageType.alertAction.isSentByMonitor)
+        for type in [ControlMessageType.safetyStatus, .safetyAlert, .alertUpdated] {
+            #expect(type.isSentByMonitor && !type.isSentByListener, "\(type.rawValue)")
+        }
+        let stranger = AuthorizationPolicy.decide(
+            type: .alertAction, typeName: "ALERT_ACTION", role: .monitor, trust: .untrusted)
+        guard case .reject(.unauthorized, true, _) = stranger else {
+            Issue.record("an untrusted ALERT_ACTION must be refused: \(stranger)")
+            return
+        }
+    }
 }

@@ -54,6 +54,24 @@ struct MessageCodecTests {
         .unpaired(Unpaired(listenerId: "L1")),
         .error(.protocolError, "bad frame", inReplyTo: "PING"),
         .error(.conflict, "dup"),
+        .safetyStatus(
+            SafetyStatus(
+                seq: 3, monitoring: .active, movement: .still, position: .onBack, faceVisible: true,
+                updatedAt: 1_790_000_000_500)),
+        .safetyStatus(SafetyStatus(seq: 4, monitoring: .paused, reason: "camera disconnected", updatedAt: 2)),
+        .safetyAlert(
+            SafetyAlert(
+                seq: 9, alertId: "a9", kind: .faceCovered, detectedAt: 1_790_000_000_900, confidence: 0.82,
+                detector: "face-haar", evidence: try! SafetyEvidence(width: 160, height: 120, jpeg: [0xFF, 0xD8, 0xFF]))
+        ),
+        .safetyAlert(
+            SafetyAlert(
+                seq: 10, alertId: "a10", kind: .crying, detectedAt: 3, confidence: 1, detector: "cry-pitch",
+                replayed: true)),
+        .alertAction(AlertAction(alertId: "a9", action: .checking)),
+        .alertAction(AlertAction(alertId: "a10", action: .mute, minutes: 5)),
+        .alertUpdated(AlertUpdated(alertId: "a9", state: .checking, by: "Dad’s laptop", at: 4)),
+        .alertUpdated(AlertUpdated(alertId: "a10", state: .muted, by: "Mum", at: 5, mutedUntil: 300_005)),
     ]
 
     @Test("every message survives encode → decode unchanged", arguments: examples)
@@ -157,5 +175,74 @@ struct MessageCodecTests {
     func byteBufferDecode() throws {
         let buffer = ByteBuffer(string: #"{"type":"PONG","timestamp":9}"#)
         #expect(try ControlMessageCodec.decode(payload: buffer) == .pong(Ping(timestamp: 9)))
+    }
+
+    // MARK: PROTOCOL.md §11
+
+    @Test("SAFETY_STATUS always carries faceVisible, as null when it cannot be told; severities follow the kind")
+    func safetyStatusWireForm() throws {
+        let status = SafetyStatus(seq: 4, monitoring: .stale, reason: "too dark to judge", updatedAt: 7)
+        #expect(
+            String(decoding: ControlMessageCodec.encode(.safetyStatus(status)), as: UTF8.self)
+                == #"{"faceVisible":null,"monitoring":"stale","movement":"unknown","position":"unknown","#
+                + #""reason":"too dark to judge","seq":4,"type":"SAFETY_STATUS","updatedAt":7}"#)
+        // Absent and null both read as "cannot tell".
+        let absent =
+            #"{"type":"SAFETY_STATUS","seq":1,"monitoring":"active","movement":"moving","#
+            + #""position":"on_stomach","updatedAt":9}"#
+        guard case .safetyStatus(let read) = try ControlMessageCodec.decode(payload: Array(absent.utf8)) else {
+            Issue.record("not a SAFETY_STATUS")
+            return
+        }
+        #expect(read.faceVisible == nil && read.position == .onStomach && read.movement == .moving)
+        #expect(SafetyAlertKind.faceCovered.severity == .high && SafetyAlertKind.onStomach.severity == .high)
+        #expect(SafetyAlertKind.stillness.severity == .medium && SafetyAlertKind.crying.severity == .medium)
+    }
+
+    @Test("an alert of a kind this version does not know still decodes; unknown states and actions do not")
+    func extensibleKinds() throws {
+        let future =
+            #"{"type":"SAFETY_ALERT","seq":1,"alertId":"a","kind":"too_warm","severity":"medium","#
+            + #""detectedAt":1,"confidence":0.5,"detector":"thermo"}"#
+        guard case .safetyAlert(let alert) = try ControlMessageCodec.decode(payload: Array(future.utf8)) else {
+            Issue.record("not a SAFETY_ALERT")
+            return
+        }
+        #expect(alert.kind.rawValue == "too_warm" && alert.evidence == nil)
+        let badAction = #"{"type":"ALERT_ACTION","alertId":"a","action":"panic"}"#
+        #expect(throws: ControlProtocolError.self) { try ControlMessageCodec.decode(payload: Array(badAction.utf8)) }
+        let badState =
+            #"{"type":"SAFETY_STATUS","seq":1,"monitoring":"maybe","movement":"still","#
+            + #""position":"unknown","updatedAt":1}"#
+        #expect(throws: ControlProtocolError.self) { try ControlMessageCodec.decode(payload: Array(badState.utf8)) }
+    }
+
+    @Test("evidence is at most 50 KB of JPEG, both when made and when read")
+    func evidenceBound() throws {
+        let largest = try SafetyEvidence(width: 320, height: 240, jpeg: [UInt8](repeating: 7, count: 50_000))
+        #expect(largest.jpegBytes?.count == 50_000)
+        #expect(throws: ControlProtocolError.self) {
+            try SafetyEvidence(width: 320, height: 240, jpeg: [UInt8](repeating: 7, count: 50_001))
+        }
+        let oversize = String(repeating: "A", count: 66_672)  // 50,004 bytes once decoded
+        let message =
+            #"{"type":"SAFETY_ALERT","seq":1,"alertId":"a","kind":"crying","severity":"medium","#
+            + #""detectedAt":1,"confidence":1,"detector":"d","evidence":{"width":1,"height":1,"jpeg":""#
+            + oversize + #""}}"#
+        #expect(throws: ControlProtocolError.self) { try ControlMessageCodec.decode(payload: Array(message.utf8)) }
+    }
+
+    @Test("a mute lasts the minutes asked for within 1…120, else 5; confidence is kept within 0…1")
+    func muteAndConfidenceBounds() {
+        #expect(AlertAction(alertId: "a", action: .mute).muteMinutes == 5)
+        #expect(AlertAction(alertId: "a", action: .mute, minutes: 30).muteMinutes == 30)
+        #expect(AlertAction(alertId: "a", action: .mute, minutes: 0).muteMinutes == 5)
+        #expect(AlertAction(alertId: "a", action: .mute, minutes: 10_000).muteMinutes == 5)
+        #expect(
+            SafetyAlert(seq: 1, alertId: "a", kind: .crying, detectedAt: 1, confidence: 3, detector: "d").confidence
+                == 1)
+        #expect(
+            SafetyAlert(seq: 1, alertId: "a", kind: .crying, detectedAt: 1, confidence: -.infinity, detector: "d")
+                .confidence == 0)
     }
 }
