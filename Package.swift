@@ -216,6 +216,8 @@ let platformTests: [Target] = [
 let cribCall = Area(name: "CribCall")
 let cribCallTargets: [Target] = [
     cribCall.core("CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", crypto, nioCore]),
+    // CribAlert's judgement (PROTOCOL.md §11): frames and faces in, status and alerts out; no camera, no clock.
+    cribCall.core("SafetyDetection", ["CribCallProtocol"]),
 
     // The control channel as the services see it (QUIC implements it; in-memory twin inside).
     cribCall.adapter("ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
@@ -271,6 +273,7 @@ let cribCallTests: [Target] = [
     cribCall.testSupport(["CribCallMonitor"]),
     cribCall.tests(
         .core, "CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", nioCore, crypto]),
+    cribCall.tests(.core, "SafetyDetection", ["CribCallProtocol"]),
     cribCall.tests(.adapters, "ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
     cribCall.tests(.adapters, "CribCallStore", ["DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
     cribCall.tests(.adapters, "CribCallDiscovery", ["CribCallProtocol", "ServiceDiscovery", "mdns-probe"]),

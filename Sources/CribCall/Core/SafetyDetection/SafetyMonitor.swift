@@ -1,0 +1,352 @@
+public import CribCallProtocol
+
+/// The monitor's safety judgement as a state machine: frames measured by ``FrameAnalyzer``, faces found by a face
+/// detector, crying heard, the camera lost, and the passing of time go in; status changes and alerts come out
+/// (PROTOCOL.md §11). No clocks inside: every event carries the monotonic time it happened at.
+///
+/// It never shows a stale value as live and always says why it cannot judge:
+/// - **paused** while no frame has come for ``Settings/cameraTimeout`` (2 s) or the camera reported its loss
+///   ("camera disconnected"); **stale** while frames come but cannot be judged (too dark, too bright, nothing in
+///   the sleep area). Either way movement, position and face are `unknown`/`nil`, no alert is raised, and the
+///   detectors start afresh when monitoring is active again (stillness is never counted across a gap).
+/// - **movement**: `moving` while some frame in the last ``Settings/stillAfter`` (3 s) changed by at least
+///   ``Settings/movingFraction`` of the sleep area; `still` after that; **unusual stillness** (medium alert) after
+///   ``Settings/stillnessLimit`` (20 min) without movement, once until movement resumes.
+/// - **face**: visible while a face was found inside the sleep area within ``Settings/faceGrace``. A face seen
+///   since monitoring became active and then not seen for ``Settings/faceLostLimit`` (5 s) raises one high alert
+///   per loss: **on_stomach** when a large movement (a roll, ≥ ``Settings/rollFraction``) came with the loss,
+///   else **face_covered**. Without a face detector, `faceVisible` is `nil` and position `unknown`.
+/// - **position**: `on_back` while a face is visible, `on_stomach` after a loss that came with a roll, else
+///   `unknown`.
+/// - **crying** (from the audio classifier): a medium alert, at most one per ``Settings/cryingRepeat``.
+/// - Alerts of a muted kind are not raised until the mute ends; with ``Settings/alertsEnabled`` off none are.
+/// - The status is emitted on every change, at most once per ``Settings/statusInterval`` (a change within the
+///   interval goes out on the next event after it, e.g. a tick).
+public struct SafetyMonitor: Sendable {
+    public struct Settings: Sendable, Hashable {
+        public var area = SleepArea.wholeFrame
+        public var alertsEnabled = true
+        public var stillnessLimit: Duration = .seconds(20 * 60)
+        public var faceLostLimit: Duration = .seconds(5)
+        public var stillAfter: Duration = .seconds(3)
+        public var cameraTimeout: Duration = .seconds(2)
+        public var statusInterval: Duration = .milliseconds(500)
+        /// Least changed fraction of the sleep area that is movement.
+        public var movingFraction = 0.01
+        /// Least changed fraction, around the moment a face is lost, that reads as a roll.
+        public var rollFraction = 0.08
+        /// How far before and after the face was last seen a roll is looked for.
+        public var rollWindow: Duration = .seconds(2)
+        /// A face missed for this long still counts as seen (a detector misses the odd frame).
+        public var faceGrace: Duration = .seconds(1)
+        public var cryingRepeat: Duration = .seconds(120)
+
+        public init() {}
+    }
+
+    /// What SAFETY_STATUS carries (without its sequence number and time, which the service adds).
+    public struct Status: Sendable, Hashable {
+        public var monitoring: MonitoringState
+        public var reason: String?
+        public var movement: MovementState
+        public var position: SleepPosition
+        public var faceVisible: Bool?
+
+        public init(
+            monitoring: MonitoringState, reason: String? = nil, movement: MovementState = .unknown,
+            position: SleepPosition = .unknown, faceVisible: Bool? = nil
+        ) {
+            self.monitoring = monitoring
+            self.reason = reason
+            self.movement = movement
+            self.position = position
+            self.faceVisible = faceVisible
+        }
+    }
+
+    public enum Event: Sendable, Hashable {
+        /// A measured frame, with the faces found in it (nil: no face detector runs).
+        case frame(FrameAnalyzer.Measurement, faces: [FaceBox]?, at: Duration)
+        /// The camera is gone (unplugged, its pipeline failed), in words for the status.
+        case cameraLost(reason: String, at: Duration)
+        /// Time passes (the service ticks a few times a second).
+        case tick(at: Duration)
+        /// The cry classifier heard crying with this confidence (0…1).
+        case crying(confidence: Double, detector: String, at: Duration)
+        /// `cribcall alert trigger KIND`: an alert through the real path.
+        case trigger(SafetyAlertKind, at: Duration)
+        /// A listener muted a kind of alert.
+        case mute(SafetyAlertKind, duration: Duration, at: Duration)
+        /// The settings changed (sleep area, limits, alerts on or off).
+        case settings(Settings, at: Duration)
+    }
+
+    public enum Action: Sendable, Hashable {
+        case status(Status)
+        case alert(SafetyAlertKind, confidence: Double, detector: String)
+        /// A trigger that raised nothing, and why (paused, stale, muted, alerts off).
+        case notRaised(SafetyAlertKind, reason: String)
+    }
+
+    public private(set) var settings: Settings
+    private var lastFrameAt: Duration?
+    private var cameraLost: String?
+    private var judgement: FrameAnalyzer.Judgement?
+    private var faceDetector = false
+    /// When monitoring last became active (nil while it is not).
+    private var activeSince: Duration?
+    private var lastMovementAt: Duration?
+    /// The largest change seen since the last movement (for the stillness alert's confidence).
+    private var quietPeak = 0.0
+    private var stillnessRaised = false
+    /// Recent changed fractions, for the roll test (bounded to a few seconds).
+    private var recentMovement: [(at: Duration, fraction: Double)] = []
+    /// Recent frames' face findings, for the face alerts' confidence.
+    private var recentFaces: [(at: Duration, seen: Bool)] = []
+    private var lastFaceAt: Duration?
+    private var faceSeenWhileActive = false
+    private var faceLossRaised = false
+    private var position = SleepPosition.unknown
+    private var mutedUntil: [SafetyAlertKind: Duration] = [:]
+    private var lastCryingAlertAt: Duration?
+    private var sent: Status?
+    private var sentAt: Duration?
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+    }
+
+    /// The status as it stands (whether or not it has been emitted yet).
+    public var status: Status { currentStatus(at: lastFrameAt ?? .zero) }
+
+    public mutating func handle(_ event: Event) -> [Action] {
+        var actions: [Action] = []
+        let now: Duration
+        switch event {
+        case .frame(let measurement, let faces, let at):
+            now = at
+            lastFrameAt = at
+            cameraLost = nil
+            judgement = measurement.judgement
+            faceDetector = faces != nil
+            refreshActivity(at: now)
+            if activeSince != nil {
+                observe(measurement, faces: faces, at: now, into: &actions)
+            }
+        case .cameraLost(let reason, let at):
+            now = at
+            cameraLost = reason
+            refreshActivity(at: now)
+        case .tick(let at):
+            now = at
+            refreshActivity(at: now)
+            if activeSince != nil { judgeTime(at: now, into: &actions) }
+        case .crying(let confidence, let detector, let at):
+            now = at
+            refreshActivity(at: now)
+            let repeatDue = lastCryingAlertAt.map { now - $0 >= settings.cryingRepeat } ?? true
+            if repeatDue, blockReason(for: .crying, at: now) == nil {
+                lastCryingAlertAt = now
+                actions.append(.alert(.crying, confidence: Self.clamp(confidence), detector: detector))
+            }
+        case .trigger(let kind, let at):
+            now = at
+            refreshActivity(at: now)
+            if let reason = blockReason(for: kind, at: now) {
+                actions.append(.notRaised(kind, reason: reason))
+            } else {
+                actions.append(.alert(kind, confidence: 1, detector: "trigger"))
+            }
+        case .mute(let kind, let duration, let at):
+            now = at
+            mutedUntil[kind] = at + duration
+        case .settings(let new, let at):
+            now = at
+            let areaMoved = new.area != settings.area
+            settings = new
+            if areaMoved { restartDetectors(at: at) }
+            refreshActivity(at: now)
+        }
+        actions += emitStatus(at: now)
+        return actions
+    }
+
+    // MARK: - Activity
+
+    private func monitoring(at now: Duration) -> (MonitoringState, String?) {
+        if let cameraLost { return (.paused, cameraLost) }
+        guard let lastFrameAt else { return (.paused, "waiting for the camera") }
+        if now - lastFrameAt > settings.cameraTimeout { return (.paused, "camera disconnected") }
+        switch judgement {
+        case .tooDark: return (.stale, "too dark to judge")
+        case .tooBright: return (.stale, "too bright to judge")
+        case .empty: return (.stale, "nothing seen in the sleep area")
+        case .judgeable, nil: return (.active, nil)
+        }
+    }
+
+    /// Starts or stops the detectors as monitoring becomes active or not.
+    private mutating func refreshActivity(at now: Duration) {
+        let active = monitoring(at: now).0 == .active
+        if active, activeSince == nil {
+            restartDetectors(at: now)
+            activeSince = now
+        } else if !active, activeSince != nil {
+            activeSince = nil
+            position = .unknown
+        }
+    }
+
+    /// Nothing judged before `now` counts any more.
+    private mutating func restartDetectors(at now: Duration) {
+        lastMovementAt = nil
+        quietPeak = 0
+        stillnessRaised = false
+        recentMovement = []
+        recentFaces = []
+        lastFaceAt = nil
+        faceSeenWhileActive = false
+        faceLossRaised = false
+        position = .unknown
+        if activeSince != nil { activeSince = now }
+    }
+
+    // MARK: - Frames
+
+    private mutating func observe(
+        _ measurement: FrameAnalyzer.Measurement, faces: [FaceBox]?, at now: Duration, into actions: inout [Action]
+    ) {
+        let fraction = measurement.changedFraction
+        recentMovement.append((now, fraction))
+        recentMovement.removeAll { now - $0.at > settings.rollWindow * 3 }
+        if fraction >= settings.movingFraction {
+            lastMovementAt = now
+            quietPeak = 0
+            stillnessRaised = false
+        } else {
+            quietPeak = max(quietPeak, fraction)
+        }
+        if let faces {
+            let seen = faces.contains { settings.area.contains(x: $0.centerX, y: $0.centerY) }
+            recentFaces.append((now, seen))
+            recentFaces.removeAll { now - $0.at > .seconds(15) }
+            if seen {
+                lastFaceAt = now
+                faceSeenWhileActive = true
+                faceLossRaised = false
+                position = .onBack
+            }
+        }
+        judgeTime(at: now, into: &actions)
+    }
+
+    /// The alerts that time brings: a face lost too long, stillness too long.
+    private mutating func judgeTime(at now: Duration, into actions: inout [Action]) {
+        guard let activeSince else { return }
+        if faceDetector, faceSeenWhileActive, !faceLossRaised, let lastFaceAt,
+            now - lastFaceAt >= settings.faceLostLimit
+        {
+            faceLossRaised = true
+            let window = (lastFaceAt - settings.rollWindow)...(lastFaceAt + settings.rollWindow)
+            let roll = recentMovement.filter { window.contains($0.at) }.map(\.fraction).max() ?? 0
+            let tracked = Self.seenRatio(recentFaces, before: lastFaceAt, span: .seconds(10))
+            if roll >= settings.rollFraction {
+                position = .onStomach
+                raise(
+                    .onStomach, confidence: 0.5 * tracked + 0.5 * min(1, roll / (2 * settings.rollFraction)),
+                    detector: "face-lost-after-roll", at: now, into: &actions)
+            } else {
+                position = .unknown
+                raise(.faceCovered, confidence: 0.4 + 0.6 * tracked, detector: "face-lost", at: now, into: &actions)
+            }
+        }
+        let stillSince = lastMovementAt ?? activeSince
+        if !stillnessRaised, now - stillSince >= settings.stillnessLimit {
+            stillnessRaised = true
+            // Near-movements during the quiet time make the judgement less sure.
+            let confidence = 1 - 0.5 * min(1, quietPeak / settings.movingFraction)
+            raise(.stillness, confidence: confidence, detector: "frame-difference", at: now, into: &actions)
+        }
+    }
+
+    private func raise(
+        _ kind: SafetyAlertKind, confidence: Double, detector: String, at now: Duration, into actions: inout [Action]
+    ) {
+        if blockReason(for: kind, at: now) == nil {
+            actions.append(.alert(kind, confidence: Self.clamp(confidence), detector: detector))
+        }
+    }
+
+    /// Why an alert of `kind` may not be raised now, or nil.
+    private func blockReason(for kind: SafetyAlertKind, at now: Duration) -> String? {
+        let (state, reason) = monitoring(at: now)
+        if state != .active { return "monitoring is \(state.rawValue)\(reason.map { ": \($0)" } ?? "")" }
+        if !settings.alertsEnabled { return "safety alerts are turned off" }
+        if let until = mutedUntil[kind], now < until {
+            let minutes = Int(((until - now) / .seconds(60)).rounded(.up))
+            return "\(kind.rawValue) alerts are muted for \(minutes) more minute\(minutes == 1 ? "" : "s")"
+        }
+        return nil
+    }
+
+    // MARK: - Status
+
+    private func currentStatus(at now: Duration) -> Status {
+        let (state, reason) = monitoring(at: now)
+        guard state == .active, let activeSince else { return Status(monitoring: state, reason: reason) }
+        let movement: MovementState
+        if let lastMovementAt, now - lastMovementAt < settings.stillAfter {
+            movement = .moving
+        } else if now - activeSince >= settings.stillAfter {
+            movement = .still
+        } else {
+            movement = .unknown
+        }
+        var faceVisible: Bool?
+        if faceDetector {
+            faceVisible = lastFaceAt.map { now - $0 <= settings.faceGrace } ?? false
+        }
+        return Status(monitoring: .active, movement: movement, position: position, faceVisible: faceVisible)
+    }
+
+    private mutating func emitStatus(at now: Duration) -> [Action] {
+        let status = currentStatus(at: now)
+        guard status != sent else { return [] }
+        if let sentAt, now - sentAt < settings.statusInterval { return [] }
+        sent = status
+        sentAt = now
+        return [.status(status)]
+    }
+
+    // MARK: - Helpers
+
+    private static func seenRatio(_ findings: [(at: Duration, seen: Bool)], before end: Duration, span: Duration)
+        -> Double
+    {
+        let window = findings.filter { $0.at <= end && end - $0.at <= span }
+        guard !window.isEmpty else { return 0 }
+        return Double(window.filter(\.seen).count) / Double(window.count)
+    }
+
+    private static func clamp(_ value: Double) -> Double {
+        value.isNaN ? 0 : min(1, max(0, value))
+    }
+}
+
+/// A face a detector found, as fractions of the frame.
+public struct FaceBox: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var centerX: Double { x + width / 2 }
+    public var centerY: Double { y + height / 2 }
+}
