@@ -273,7 +273,7 @@ let cribCallTests: [Target] = [
     cribCall.testSupport(["CribCallMonitor"]),
     cribCall.tests(
         .core, "CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", nioCore, crypto]),
-    cribCall.tests(.core, "SafetyDetection", ["CribCallProtocol"]),
+    cribCall.tests(.core, "SafetyDetection", ["CribCallProtocol", "SoundDetection"]),
     cribCall.tests(.adapters, "ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
     cribCall.tests(.adapters, "CribCallStore", ["DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
     cribCall.tests(.adapters, "CribCallDiscovery", ["CribCallProtocol", "ServiceDiscovery", "mdns-probe"]),
