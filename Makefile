@@ -17,6 +17,8 @@ APT_BUILD_PACKAGES := pkg-config libngtcp2-dev libngtcp2-crypto-gnutls-dev libgn
 # -good's mp4mux/qtdemux/aacparse write and recover the fragmented .m4a) and espeak-ng's voice for test:speech.
 APT_RUNTIME_PACKAGES := gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-alsa gstreamer1.0-pulseaudio \
 	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-nice gstreamer1.0-libav espeak-ng
+# CribAlert's face detection: GStreamer's facedetect (OpenCV) and Debian's Haar cascades.
+APT_RUNTIME_PACKAGES += gstreamer1.0-opencv opencv-data
 # BeMyEars: real browsers (Debian's chromium + chromedriver), a TURN server (coturn) and PostgreSQL 15 (the tests
 # start their own throwaway cluster with initdb; nothing system-wide is configured).
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \
@@ -80,11 +82,29 @@ deps-demo: check-swift
 	$(call apt_ensure,$(APT_DEMO_PACKAGES))
 
 # The venv holds the independent implementations tests compare against; rebuilt only when its inputs change.
-venv: $(VENV)/.installed
+# A real face for the face-detection tests, never committed: NASA's public-domain portrait of Eileen Collins that
+# scikit-image ships as skimage/data/astronaut.png ("No known copyright restrictions, released into the public
+# domain"), taken from the hash-pinned wheel (13.7 MB, not installed) and checked by its own hash.
+FACE_PICTURE := $(VENV)/fixtures/astronaut.png
+FACE_WHEEL := scikit-image==0.26.0 --hash=sha256:74aa5518ccea28121f57a95374581d3b979839adc25bb03f289b1bc9b99c58af
+FACE_SHA256 := 88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5
+venv: $(VENV)/.installed $(FACE_PICTURE)
 $(VENV)/.installed: Makefile
 	@test -x $(PYTHON) || /usr/bin/python3 -m venv $(VENV)
 	@$(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST_PACKAGES)
 	@touch $@
+
+$(FACE_PICTURE):
+	@mkdir -p $(VENV)/fixtures/wheel
+	@echo '$(FACE_WHEEL)' > $(VENV)/fixtures/wheel/requirements.txt
+	@/usr/bin/python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+		--python-version 3.11 --platform manylinux_2_28_x86_64 --implementation cp --abi cp311 \
+		--require-hashes -r $(VENV)/fixtures/wheel/requirements.txt -d $(VENV)/fixtures/wheel
+	@/usr/bin/python3 -c 'import glob, hashlib, sys, zipfile; \
+		data = zipfile.ZipFile(glob.glob(sys.argv[1] + "/scikit_image-0.26.0-*.whl")[0]).read("skimage/data/astronaut.png"); \
+		assert hashlib.sha256(data).hexdigest() == sys.argv[2], "astronaut.png does not match its hash"; \
+		open(sys.argv[3], "wb").write(data)' $(VENV)/fixtures/wheel $(FACE_SHA256) $@
+	@rm -rf $(VENV)/fixtures/wheel
 
 build: check-swift
 	$(SWIFT) build

@@ -181,6 +181,8 @@ let platformTargets: [Target] = [
     // PostgreSQL connection settings from a postgres:// URL, for every adapter that uses PostgreSQL.
     platform.adapter("Postgres", [postgresNIO, logging]),
     platform.adapter("AudioCapture", ["GStreamer", "SoundDetection"]),
+    // A camera captured continuously at a low rate: grey frames, faces (OpenCV through facedetect), a JPEG.
+    platform.adapter("VideoCapture", ["GStreamer"]),
     platform.adapter("DesktopNotifications", ["CDBus"]),
     platform.adapter("DeviceIdentityStore", ["DeviceIdentity", asn1]),
     // Connectivity from the kernel (rtnetlink link and route events, not polling) and an online judgement.
@@ -202,6 +204,7 @@ let platformTests: [Target] = [
     platform.tests(.adapters, "JobQueue"),
     platform.tests(.adapters, "Postgres"),
     platform.tests(.adapters, "AudioCapture", ["GStreamer", "CGStreamer", "SoundDetection"]),
+    platform.tests(.adapters, "VideoCapture", ["GStreamer"]),
     platform.tests(.adapters, "DesktopNotifications"),
     platform.tests(.adapters, "NetworkWatch", ["network-watch-probe"]),
     platform.tests(.adapters, "QRCode"),

@@ -32,6 +32,34 @@ public struct Sample: ~Copyable {
         return Self.floats(fromNativeBytes: UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
     }
 
+    /// The buffer's bytes (e.g. the pixels of a raw video frame, or an encoded picture); nil if the sample has no
+    /// buffer or it cannot be read.
+    public func bytes() -> [UInt8]? {
+        guard let buffer = gst_sample_get_buffer(pointer) else { return nil }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(buffer, &map) }
+        return [UInt8](UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
+    }
+
+    /// The width and height in the sample's caps (raw or encoded video); nil when they are not there.
+    public var videoSize: (width: Int, height: Int)? {
+        guard let caps = gst_sample_get_caps(pointer), gst_caps_get_size(caps) > 0,
+            let structure = gst_caps_get_structure(caps, 0)
+        else { return nil }
+        var width: gint = 0
+        var height: gint = 0
+        guard gst_structure_get_int(structure, "width", &width) != 0,
+            gst_structure_get_int(structure, "height", &height) != 0, width > 0, height > 0
+        else { return nil }
+        return (Int(width), Int(height))
+    }
+
+    /// The buffer's presentation time on the pipeline's timeline; nil when unset.
+    public var presentationTime: Duration? {
+        gst_sample_get_buffer(pointer).flatMap { ClockTime.duration($0.pointee.pts) }
+    }
+
     /// Native-endian 32-bit floats at any alignment; a trailing partial sample is ignored.
     static func floats(fromNativeBytes bytes: UnsafeRawBufferPointer) -> [Float] {
         let stride = MemoryLayout<Float>.size

@@ -25,12 +25,23 @@ public final class AppSource: Sendable {
     ///   - presentationTime: The buffer's PTS; nil leaves it unset.
     ///   - duration: The buffer's duration; nil leaves it unset.
     public func push(_ samples: [Float], presentationTime: Duration?, duration: Duration?) {
-        guard !samples.isEmpty else { return }
-        let size = samples.count * MemoryLayout<Float>.size
-        guard let buffer = gst_buffer_new_allocate(nil, gsize(size), nil) else { return }
         samples.withUnsafeBytes { bytes in
-            _ = gst_buffer_fill(buffer, 0, bytes.baseAddress, gsize(size))
+            push(bytes, presentationTime: presentationTime, duration: duration)
         }
+    }
+
+    /// Copies raw bytes (e.g. the pixels of a video frame in the appsrc's caps) into a new buffer stamped with its
+    /// place on the timeline, and queues it.
+    public func push(bytes: [UInt8], presentationTime: Duration?, duration: Duration?) {
+        bytes.withUnsafeBytes { raw in
+            push(raw, presentationTime: presentationTime, duration: duration)
+        }
+    }
+
+    private func push(_ bytes: UnsafeRawBufferPointer, presentationTime: Duration?, duration: Duration?) {
+        let size = bytes.count
+        guard size > 0, let buffer = gst_buffer_new_allocate(nil, gsize(size), nil) else { return }
+        _ = gst_buffer_fill(buffer, 0, bytes.baseAddress, gsize(size))
         if let presentationTime { buffer.pointee.pts = ClockTime.from(presentationTime) }
         if let duration { buffer.pointee.duration = ClockTime.from(duration) }
         // Takes the buffer; the result only says whether the pipeline still flows.

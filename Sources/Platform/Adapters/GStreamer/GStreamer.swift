@@ -82,7 +82,9 @@ public enum GStreamer {
         "vp8dec": "gstreamer1.0-plugins-good", "vp8enc": "gstreamer1.0-plugins-good",
         "wavenc": "gstreamer1.0-plugins-good", "wavparse": "gstreamer1.0-plugins-good",
         "mp4mux": "gstreamer1.0-plugins-good", "qtdemux": "gstreamer1.0-plugins-good",
-        "aacparse": "gstreamer1.0-plugins-good",
+        "aacparse": "gstreamer1.0-plugins-good", "jpegenc": "gstreamer1.0-plugins-good",
+        // OpenCV's Haar cascades (face detection)
+        "facedetect": "gstreamer1.0-opencv",
         // FFmpeg's encoders and decoders (AAC-LC: avenc_aac)
         "avenc_aac": "gstreamer1.0-libav", "avdec_aac": "gstreamer1.0-libav",
         // -bad, -ugly, devices

@@ -70,6 +70,17 @@ static inline gulong cgst_signal_connect(gpointer instance, const gchar *signal,
     return g_signal_connect_data(instance, signal, handler, data, destroy, (GConnectFlags)0);
 }
 
+// --- GValue inspection (G_VALUE_HOLDS_* and GST_VALUE_HOLDS_* are macros), for element messages' structures ---
+static inline gboolean cgst_value_holds_int(const GValue *value) { return G_VALUE_HOLDS_INT(value); }
+static inline gboolean cgst_value_holds_uint(const GValue *value) { return G_VALUE_HOLDS_UINT(value); }
+static inline gboolean cgst_value_holds_int64(const GValue *value) { return G_VALUE_HOLDS_INT64(value); }
+static inline gboolean cgst_value_holds_uint64(const GValue *value) { return G_VALUE_HOLDS_UINT64(value); }
+static inline gboolean cgst_value_holds_double(const GValue *value) { return G_VALUE_HOLDS_DOUBLE(value); }
+static inline gboolean cgst_value_holds_boolean(const GValue *value) { return G_VALUE_HOLDS_BOOLEAN(value); }
+static inline gboolean cgst_value_holds_string(const GValue *value) { return G_VALUE_HOLDS_STRING(value); }
+static inline gboolean cgst_value_holds_list(const GValue *value) { return GST_VALUE_HOLDS_LIST(value); }
+static inline gboolean cgst_value_holds_structure(const GValue *value) { return GST_VALUE_HOLDS_STRUCTURE(value); }
+
 // --- messages (accessor macros) ---
 static inline GstMessageType cgst_message_type(GstMessage *message) { return GST_MESSAGE_TYPE(message); }
 static inline const gchar *cgst_message_type_name(GstMessage *message) { return GST_MESSAGE_TYPE_NAME(message); }

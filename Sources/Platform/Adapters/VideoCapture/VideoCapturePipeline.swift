@@ -1,0 +1,334 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// One run of a video capture pipeline:
+///
+/// `<source> ! videoconvert ! videoscale ! videorate ! video/x-raw,width=W,pixel-aspect-ratio=1/1,framerate=F/1
+///  ! videoconvert ! video/x-raw,format=RGB [! facedetect] ! tee`, then
+/// `tee. ! queue ! videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=G ! appsink` (the frames) and
+/// `tee. ! queue ! videoconvert ! jpegenc ! appsink` (the latest picture, kept as evidence),
+/// where `<source>` is `v4l2src`, `videotestsrc`, `filesrc ! decodebin` or `appsrc`. Elements are made and set
+/// through properties: no user text is parsed as pipeline syntax.
+///
+/// Faces: `facedetect` posts one element message per frame (`faces`, in its frame's pixels, with the frame's
+/// timestamp) before the frame goes on. The message is read on the run thread and the frame reaches the appsink on
+/// a streaming thread, in either order; a frame waits (at most a few) until its message has been read, so every
+/// frame carries the faces found in it.
+///
+/// Threads: like AudioCapture's pipeline — built on the caller's thread, driven (states, bus, teardown) by the run
+/// thread, callbacks on streaming threads touching only the `Mutex`ed state and the thread-safe continuation.
+final class VideoCapturePipeline: Sendable {
+    private static let stopMessageName = "homeapps-video-capture-stop"
+    /// Frames kept waiting for their faces before they go without.
+    private static let maximumParkedFrames = 8
+
+    private struct SinkState {
+        /// Faces by frame timestamp (nanoseconds), until the frame takes them.
+        var faces: [UInt64: [VideoCapture.Face]] = [:]
+        /// Frames waiting for their faces.
+        var parked: [VideoCapture.Frame] = []
+        var linkedVideo = false
+    }
+
+    let source: VideoSourceSpec
+    private let configuration: VideoCapture.Configuration
+    private let pipeline: Pipeline
+    private let appSource: AppSource?
+    private let detectsFaces: Bool
+    private let onFrame: @Sendable (VideoCapture.Frame) -> Void
+    private let onPicture: @Sendable (VideoCapture.Picture) -> Void
+    private let onPlaying: @Sendable () -> Void
+    private let state = Mutex(SinkState())
+    private let stopRequested = Atomic<Bool>(false)
+
+    /// Builds the pipeline (NULL: nothing runs yet).
+    /// - Throws: ``VideoCaptureError`` when GStreamer or an element is missing.
+    init(
+        source: VideoSourceSpec, configuration: VideoCapture.Configuration, detectsFaces: Bool,
+        onFrame: @escaping @Sendable (VideoCapture.Frame) -> Void,
+        onPicture: @escaping @Sendable (VideoCapture.Picture) -> Void,
+        onPlaying: @escaping @Sendable () -> Void
+    ) throws(VideoCaptureError) {
+        self.source = source
+        self.configuration = configuration
+        self.detectsFaces = detectsFaces
+        self.onFrame = onFrame
+        self.onPicture = onPicture
+        self.onPlaying = onPlaying
+        do {
+            let elements = try Self.build(source, configuration: configuration, faces: detectsFaces)
+            pipeline = elements.pipeline
+            appSource = elements.appsrc.map(AppSource.init)
+            install(elements)
+        } catch {
+            throw VideoCaptureError(
+                code: error.code == .missingElements ? .missingPlugin : .pipelineFailed, message: error.message)
+        }
+    }
+
+    // MARK: - Building
+
+    private struct Elements {
+        var pipeline: Pipeline
+        var decoder: Element?
+        var convert: Element
+        var appsrc: Element?
+        var frames: Element
+        var pictures: Element
+    }
+
+    static func requiredElements(for source: VideoSourceSpec, faces: Bool) -> [String] {
+        let head: [String]
+        switch source {
+        case .camera: head = ["v4l2src"]
+        case .test: head = ["videotestsrc"]
+        case .file: head = ["filesrc", "decodebin"]
+        case .pushed: head = ["appsrc"]
+        }
+        return head + ["videoconvert", "videoscale", "videorate", "capsfilter", "tee", "queue", "jpegenc", "appsink"]
+            + (faces ? ["facedetect"] : [])
+    }
+
+    private static func build(
+        _ source: VideoSourceSpec, configuration: VideoCapture.Configuration, faces: Bool
+    ) throws(GStreamerError) -> Elements {
+        try GStreamer.requireElements(requiredElements(for: source, faces: faces))
+        let pipeline = try Pipeline(name: "homeapps-video-capture")
+        var chain: [Element] = []
+        var decoder: Element?
+        var appsrc: Element?
+        switch source {
+        case .camera(let device):
+            let camera = try pipeline.make("v4l2src", name: "source")
+            if let device { camera.set("device", device) }
+            chain.append(camera)
+        case .test:
+            let test = try pipeline.make("videotestsrc", name: "source")
+            test.set("is-live", true)
+            test.set("pattern", parsing: "ball")
+            chain.append(test)
+        case .file(let path):
+            let file = try pipeline.make("filesrc", name: "source")
+            file.set("location", path)
+            decoder = try pipeline.make("decodebin", name: "decoder")
+            try pipeline.link(file, decoder!)
+        case .pushed(let width, let height):
+            let pushed = try pipeline.make("appsrc", name: "source")
+            // Declared at the analysis rate (videorate cannot work from a variable one); the timestamps decide.
+            pushed.set(
+                "caps",
+                parsing: "video/x-raw,format=RGB,width=\(width),height=\(height),"
+                    + "framerate=\(configuration.framesPerSecond)/1")
+            pushed.set("format", parsing: "time")
+            pushed.set("is-live", true)
+            pushed.set("block", false)
+            appsrc = pushed
+            chain.append(pushed)
+        }
+        let convert = try pipeline.make("videoconvert", name: "convert")
+        let scale = try pipeline.make("videoscale", name: "scale")
+        let rate = try pipeline.make("videorate", name: "rate")
+        rate.set("drop-only", true)
+        let size = try pipeline.make("capsfilter", name: "size")
+        size.set(
+            "caps",
+            parsing: "video/x-raw,width=\(configuration.width),pixel-aspect-ratio=1/1,"
+                + "framerate=\(configuration.framesPerSecond)/1")
+        let toRGB = try pipeline.make("videoconvert", name: "to-rgb")
+        let rgb = try pipeline.make("capsfilter", name: "rgb")
+        rgb.set("caps", parsing: "video/x-raw,format=RGB")
+        chain += [convert, scale, rate, size, toRGB, rgb]
+        if faces {
+            let detector = try pipeline.make("facedetect", name: "faces")
+            detector.set("display", false)
+            detector.set("qos", false)
+            detector.set("updates", parsing: "every_frame")
+            detector.set("profile", configuration.faceProfile ?? "")
+            chain.append(detector)
+        }
+        let tee = try pipeline.make("tee", name: "split")
+        chain.append(tee)
+        // For a file, decodebin → convert is linked when it exposes its video pad.
+        try pipeline.link(chain)
+
+        let frameQueue = try leakyQueue("frame-queue", in: pipeline)
+        let grayConvert = try pipeline.make("videoconvert", name: "gray-convert")
+        let grayScale = try pipeline.make("videoscale", name: "gray-scale")
+        let gray = try pipeline.make("capsfilter", name: "gray")
+        gray.set("caps", parsing: "video/x-raw,format=GRAY8,width=\(configuration.grayWidth),pixel-aspect-ratio=1/1")
+        let frames = try pipeline.make("appsink", name: "frames")
+        try pipeline.link([tee, frameQueue, grayConvert, grayScale, gray, frames])
+
+        let pictureQueue = try leakyQueue("picture-queue", in: pipeline)
+        let pictureConvert = try pipeline.make("videoconvert", name: "picture-convert")
+        let encoder = try pipeline.make("jpegenc", name: "jpeg")
+        encoder.set("quality", Int32(configuration.pictureQuality))
+        let pictures = try pipeline.make("appsink", name: "pictures")
+        try pipeline.link([tee, pictureQueue, pictureConvert, encoder, pictures])
+        return Elements(
+            pipeline: pipeline, decoder: decoder, convert: convert, appsrc: appsrc, frames: frames,
+            pictures: pictures)
+    }
+
+    /// A queue that keeps only the newest frames when its branch falls behind (detection must never add delay).
+    private static func leakyQueue(_ name: String, in pipeline: Pipeline) throws(GStreamerError) -> Element {
+        let queue = try pipeline.make("queue", name: name)
+        queue.set("leaky", parsing: "downstream")
+        queue.set("max-size-buffers", UInt32(2))
+        queue.set("max-size-time", parsing: "0")
+        queue.set("max-size-bytes", UInt32(0))
+        return queue
+    }
+
+    // MARK: - Callbacks (streaming threads)
+
+    private func install(_ elements: Elements) {
+        // A file plays at its own pace on the pipeline clock; live sources and pushed frames as they come.
+        let paced: Bool
+        if case .file = source { paced = true } else { paced = false }
+        elements.frames.configureAppSink(caps: "video/x-raw,format=GRAY8", sync: paced) { [self] sample in
+            frame(sample)
+        }
+        elements.pictures.configureAppSink(caps: "image/jpeg", sync: false) { [self] sample in
+            if let bytes = sample.bytes(), let size = sample.videoSize {
+                onPicture(VideoCapture.Picture(width: size.width, height: size.height, jpeg: bytes))
+            }
+            return .ok
+        }
+        if let decoder = elements.decoder {
+            let target = elements.convert.staticPad("sink")
+            decoder.onPadAdded { [self] pad in
+                guard pad.mediaType?.hasPrefix("video/") == true, let target, !target.isLinked else { return }
+                if pad.link(to: target) { state.withLock { $0.linkedVideo = true } }
+            }
+        }
+    }
+
+    private func frame(_ sample: borrowing Sample) -> FlowResult {
+        guard let pixels = sample.bytes(), let size = sample.videoSize, pixels.count >= size.width * size.height
+        else { return .ok }
+        let timestamp = sample.presentationTime ?? .zero
+        let frame = VideoCapture.Frame(
+            width: size.width, height: size.height, pixels: Array(pixels.prefix(size.width * size.height)),
+            timestamp: timestamp, capturedAt: .now, faces: nil)
+        guard detectsFaces else {
+            onFrame(frame)
+            return .ok
+        }
+        let key = Self.nanoseconds(timestamp)
+        let ready: [VideoCapture.Frame] = state.withLock { state in
+            if let faces = state.faces.removeValue(forKey: key) {
+                var complete = frame
+                complete.faces = faces
+                return [complete]
+            }
+            state.parked.append(frame)
+            // Too many waiting (their messages lost): the oldest go on without faces.
+            let overflow = max(0, state.parked.count - Self.maximumParkedFrames)
+            defer { state.parked.removeFirst(overflow) }
+            return Array(state.parked.prefix(overflow))
+        }
+        for frame in ready { onFrame(frame) }
+        return .ok
+    }
+
+    /// facedetect's message for the frame at `timestamp`: completes that frame if it waits, else keeps the faces.
+    private func faces(_ structure: Structure) {
+        guard structure.name == "facedetect", case .unsigned(let key)? = structure["timestamp"] else { return }
+        var found: [VideoCapture.Face] = []
+        if case .list(let entries)? = structure["faces"] {
+            for case .structure(let face) in entries {
+                guard let x = face["x"]?.integer, let y = face["y"]?.integer, let width = face["width"]?.integer,
+                    let height = face["height"]?.integer
+                else { continue }
+                found.append(VideoCapture.Face(pixelX: x, y: y, width: width, height: height))
+            }
+        }
+        let ready: VideoCapture.Frame? = state.withLock { state in
+            if let index = state.parked.firstIndex(where: { Self.nanoseconds($0.timestamp) == key }) {
+                var frame = state.parked.remove(at: index)
+                frame.faces = found
+                return frame
+            }
+            state.faces[key] = found
+            if state.faces.count > 32, let oldest = state.faces.keys.min() { state.faces[oldest] = nil }
+            return nil
+        }
+        if let ready { onFrame(ready) }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
+    // MARK: - Pushed frames
+
+    /// Pushes one RGB frame of the `.pushed` size, stamped `at` on the pipeline's timeline.
+    func push(rgb: [UInt8], at time: Duration) {
+        appSource?.push(bytes: rgb, presentationTime: time, duration: nil)
+    }
+
+    // MARK: - The run thread
+
+    /// Runs the pipeline until it fails, ends, or is stopped; returns why it ended (nil: asked to stop).
+    func run() -> VideoCaptureError? {
+        let outcome = drive()
+        pipeline.tearDown()
+        return outcome
+    }
+
+    /// Asks the run to end; callable from any thread.
+    func requestStop() {
+        guard !stopRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        pipeline.bus.post(application: Self.stopMessageName)
+    }
+
+    private func drive() -> VideoCaptureError? {
+        guard !stopRequested.load(ordering: .acquiring) else { return nil }
+        guard pipeline.setState(.playing) else { return failureFromBus() }
+        onPlaying()
+        while true {
+            if stopRequested.load(ordering: .acquiring) { return nil }
+            guard let message = pipeline.bus.pop(timeout: .milliseconds(250)) else { continue }
+            switch message.kind {
+            case .error(let failure):
+                return VideoCaptureError(failure, source: source)
+            case .endOfStream:
+                if case .file = source, pipeline.seekToStart(flushing: true, segment: false) { continue }
+                return VideoCaptureError(code: .cameraUnavailable, message: "the video from \(source) ended")
+            case .element(_, let structure):
+                faces(structure)
+            default:
+                break
+            }
+        }
+    }
+
+    private func failureFromBus() -> VideoCaptureError {
+        if let failure = pipeline.bus.popError(timeout: .seconds(1)) {
+            return VideoCaptureError(failure, source: source)
+        }
+        return VideoCaptureError(code: .pipelineFailed, message: "the video pipeline for \(source) did not start")
+    }
+}
+
+extension VideoCaptureError {
+    /// A pipeline error, in words for the source that failed.
+    init(_ failure: GStreamerFailure, source: VideoSourceSpec) {
+        switch source {
+        case .camera(let device) where failure.domain == .resource:
+            self.init(
+                code: .cameraUnavailable,
+                message: "camera \(device ?? "/dev/video0") is not available (\(failure.reason)): is it plugged in "
+                    + "and not used by another program? `v4l2-ctl --list-devices` lists cameras")
+        case .file(let path) where failure.domain == .resource:
+            self.init(code: .cameraUnavailable, message: "cannot read the video file '\(path)' (\(failure.reason))")
+        default:
+            self.init(
+                code: failure.isMissingPlugin ? .missingPlugin : .pipelineFailed,
+                message: "video capture from \(source) failed (\(failure.reason))")
+        }
+    }
+}
