@@ -94,13 +94,13 @@ $(VENV)/.installed: Makefile
 	@$(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST_PACKAGES)
 	@touch $@
 
-$(FACE_PICTURE):
+$(FACE_PICTURE): | $(VENV)/.installed
 	@mkdir -p $(VENV)/fixtures/wheel
 	@echo '$(FACE_WHEEL)' > $(VENV)/fixtures/wheel/requirements.txt
-	@/usr/bin/python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+	@$(PYTHON) -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
 		--python-version 3.11 --platform manylinux_2_28_x86_64 --implementation cp --abi cp311 \
 		--require-hashes -r $(VENV)/fixtures/wheel/requirements.txt -d $(VENV)/fixtures/wheel
-	@/usr/bin/python3 -c 'import glob, hashlib, sys, zipfile; \
+	@$(PYTHON) -c 'import glob, hashlib, sys, zipfile; \
 		data = zipfile.ZipFile(glob.glob(sys.argv[1] + "/scikit_image-0.26.0-*.whl")[0]).read("skimage/data/astronaut.png"); \
 		assert hashlib.sha256(data).hexdigest() == sys.argv[2], "astronaut.png does not match its hash"; \
 		open(sys.argv[3], "wb").write(data)' $(VENV)/fixtures/wheel $(FACE_SHA256) $@
