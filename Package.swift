@@ -226,7 +226,8 @@ let cribCallTargets: [Target] = [
     cribCall.adapter("ControlTransport", ["CribCallProtocol", "DeviceIdentity", nioCore]),
     // The media side of live streams as the services see it (Media implements it; in-memory twin inside).
     cribCall.adapter("StreamMedia", ["CribCallProtocol"]),
-    cribCall.adapter("CribCallStore", [grdb, "DeviceIdentity", "CribCallProtocol", "SoundDetection"]),
+    cribCall.adapter(
+        "CribCallStore", [grdb, "DeviceIdentity", "CribCallProtocol", "SafetyDetection", "SoundDetection"]),
     // PROTOCOL.md §10 over the generic DNS-SD adapter: monitors advertised, browsed and merged.
     cribCall.adapter("CribCallDiscovery", ["CribCallProtocol", "ServiceDiscovery"]),
     // `cribcall monitor` / `cribcall listen` as systemd user services, over the generic SystemdUnit.

@@ -39,6 +39,32 @@ extension CribCallDatabase {
         }
     }
 
+    /// Stores a safety alert in the event log (same `seq` space as noise events) and assigns its `seq`; the alert's
+    /// `alertId` is the row's `eventId`. Its evidence picture is never stored.
+    ///
+    /// - Throws: ``CribCallStoreError/duplicateEventId(_:)`` if an event with this id is already stored.
+    @discardableResult
+    public func appendSafetyAlert(
+        alertId: String, kind: String, severity: String, timestamp: Int64, confidence: Double, detector: String
+    ) throws -> NoiseEventRecord {
+        do {
+            return try writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO noiseEvent (eventId, kind, timestamp, peakLevel, severity, confidence, detector)
+                        VALUES (?, ?, ?, 0, ?, ?, ?)
+                        """,
+                    arguments: [alertId, kind, timestamp, severity, confidence, detector]
+                )
+                return NoiseEventRecord(
+                    seq: db.lastInsertedRowID, eventId: alertId, kind: kind, timestamp: timestamp, peakLevel: 0,
+                    autoStreamSessionId: nil, severity: severity, confidence: confidence, detector: detector)
+            }
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw CribCallStoreError.duplicateEventId(alertId)
+        }
+    }
+
     /// Stored events with `seq > afterSeq`, in increasing `seq` order, at most `limit` of them.
     ///
     /// - Throws: ``CribCallStoreError/invalidArgument(_:)`` if `limit` is negative.

@@ -9,6 +9,10 @@ extension CribCallDatabase {
         static let cooldownSec = "cooldownSec"
         static let autoStream = "autoStream"
         static let autoStreamSec = "autoStreamSec"
+        static let safetyAlerts = "safetyAlerts"
+        static let sleepArea = "sleepArea"
+        static let stillnessMinutes = "stillnessMinutes"
+        static let crySensitivity = "crySensitivity"
         static let pinPairingFailures = "pinPairingFailures"
     }
 
@@ -39,6 +43,10 @@ extension CribCallDatabase {
                 (SettingKey.cooldownSec, String(old.cooldownSec), String(new.cooldownSec)),
                 (SettingKey.autoStream, old.autoStream.rawValue, new.autoStream.rawValue),
                 (SettingKey.autoStreamSec, String(old.autoStreamSec), String(new.autoStreamSec)),
+                (SettingKey.safetyAlerts, String(old.safetyAlerts), String(new.safetyAlerts)),
+                (SettingKey.sleepArea, old.sleepArea, new.sleepArea),
+                (SettingKey.stillnessMinutes, String(old.stillnessMinutes), String(new.stillnessMinutes)),
+                (SettingKey.crySensitivity, old.crySensitivity, new.crySensitivity),
             ]
             for (key, oldValue, newValue) in fields where oldValue != newValue {
                 try SettingRecord(key: key, value: newValue).save(db)
@@ -97,6 +105,11 @@ extension CribCallDatabase {
             guard let value = Int(text) else { throw CribCallStoreError.corruptSetting(key: key, value: text) }
             return value
         }
+        func boolean(_ key: String, _ fallback: Bool) throws -> Bool {
+            guard let text = stored[key] else { return fallback }
+            guard let value = Bool(text) else { throw CribCallStoreError.corruptSetting(key: key, value: text) }
+            return value
+        }
         let defaults = MonitorSettings.defaults
         var autoStream = defaults.autoStream
         if let text = stored[SettingKey.autoStream] {
@@ -111,7 +124,11 @@ extension CribCallDatabase {
             minDurationMs: try integer(SettingKey.minDurationMs, defaults.minDurationMs),
             cooldownSec: try integer(SettingKey.cooldownSec, defaults.cooldownSec),
             autoStream: autoStream,
-            autoStreamSec: try integer(SettingKey.autoStreamSec, defaults.autoStreamSec)
+            autoStreamSec: try integer(SettingKey.autoStreamSec, defaults.autoStreamSec),
+            safetyAlerts: try boolean(SettingKey.safetyAlerts, defaults.safetyAlerts),
+            sleepArea: stored[SettingKey.sleepArea] ?? defaults.sleepArea,
+            stillnessMinutes: try integer(SettingKey.stillnessMinutes, defaults.stillnessMinutes),
+            crySensitivity: stored[SettingKey.crySensitivity] ?? defaults.crySensitivity
         )
         do {
             try settings.validate()

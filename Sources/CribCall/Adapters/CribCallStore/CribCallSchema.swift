@@ -44,6 +44,17 @@ enum CribCallSchema {
                     """
             )
         }
+        // CribAlert (PROTOCOL.md §11): safety alerts join the event log, in the same `seq` space as noise events;
+        // a row with a severity is an alert (its evidence picture is never stored).
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE noiseEvent ADD COLUMN severity TEXT;
+                    ALTER TABLE noiseEvent ADD COLUMN confidence DOUBLE;
+                    ALTER TABLE noiseEvent ADD COLUMN detector TEXT;
+                    """
+            )
+        }
         return migrator
     }
 }

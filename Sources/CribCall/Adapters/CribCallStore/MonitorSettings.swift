@@ -1,4 +1,5 @@
 import Foundation
+import SafetyDetection
 public import SoundDetection
 
 /// The monitor's user-editable settings, stored in the `setting` table one key per field.
@@ -8,6 +9,10 @@ public import SoundDetection
 public struct MonitorSettings: Sendable, Hashable, Codable {
     /// Allowed values of ``autoStreamSec``.
     public static let autoStreamSecRange: ClosedRange<Int> = 5...600
+    /// Allowed values of ``stillnessMinutes``.
+    public static let stillnessMinutesRange: ClosedRange<Int> = 1...240
+    /// Allowed values of ``crySensitivity``.
+    public static let crySensitivities = ["low", "medium", "high"]
     /// Allowed lengths of ``monitorName`` in characters (after trimming spaces).
     public static let monitorNameLengthRange: ClosedRange<Int> = 1...64
 
@@ -33,6 +38,14 @@ public struct MonitorSettings: Sendable, Hashable, Codable {
     public var autoStream: AutoStreamMode
     /// How long an automatic stream lasts, 5...600 s.
     public var autoStreamSec: Int
+    /// Whether safety alerts (CribAlert) are raised; the status is reported either way.
+    public var safetyAlerts: Bool
+    /// The sleep area the safety detectors look at, `x,y,w,h` as fractions of the frame.
+    public var sleepArea: String
+    /// Minutes without movement before an unusual-stillness alert, 1...240.
+    public var stillnessMinutes: Int
+    /// How readily crying is heard: `low`, `medium` or `high`.
+    public var crySensitivity: String
 
     /// Creates settings without validating them; see ``validate()``.
     public init(
@@ -41,7 +54,11 @@ public struct MonitorSettings: Sendable, Hashable, Codable {
         minDurationMs: Int,
         cooldownSec: Int,
         autoStream: AutoStreamMode,
-        autoStreamSec: Int
+        autoStreamSec: Int,
+        safetyAlerts: Bool = true,
+        sleepArea: String = "0,0,1,1",
+        stillnessMinutes: Int = 20,
+        crySensitivity: String = "medium"
     ) {
         self.monitorName = monitorName
         self.threshold = threshold
@@ -49,6 +66,10 @@ public struct MonitorSettings: Sendable, Hashable, Codable {
         self.cooldownSec = cooldownSec
         self.autoStream = autoStream
         self.autoStreamSec = autoStreamSec
+        self.safetyAlerts = safetyAlerts
+        self.sleepArea = sleepArea
+        self.stillnessMinutes = stillnessMinutes
+        self.crySensitivity = crySensitivity
     }
 
     /// The sound detector parameters these settings describe.
@@ -79,6 +100,17 @@ public struct MonitorSettings: Sendable, Hashable, Codable {
         try Self.check("minDurationMs", minDurationMs, SoundDetectorConfiguration.minDurationMsRange, unit: "ms")
         try Self.check("cooldownSec", cooldownSec, SoundDetectorConfiguration.cooldownSecondsRange, unit: "s")
         try Self.check("autoStreamSec", autoStreamSec, Self.autoStreamSecRange, unit: "s")
+        do {
+            _ = try SleepArea(parsing: sleepArea)
+        } catch {
+            throw .invalidSetting(field: "sleepArea", message: "sleepArea: \(error.message)")
+        }
+        try Self.check("stillnessMinutes", stillnessMinutes, Self.stillnessMinutesRange, unit: "min")
+        guard Self.crySensitivities.contains(crySensitivity) else {
+            throw .invalidSetting(
+                field: "crySensitivity",
+                message: "crySensitivity must be low, medium or high (got \(crySensitivity.prefix(20)))")
+        }
     }
 
     private static func check(

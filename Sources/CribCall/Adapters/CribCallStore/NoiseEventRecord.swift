@@ -1,7 +1,8 @@
 public import CribCallProtocol
 public import GRDB
 
-/// A row of `noiseEvent`: one event the monitor detected, kept for `EVENTS_SINCE` replay.
+/// A row of `noiseEvent`: one event the monitor detected — a noise, or a safety alert (with a severity) — kept for
+/// `EVENTS_SINCE` replay.
 public struct NoiseEventRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
     /// The table name, `noiseEvent`.
     public static let databaseTableName = "noiseEvent"
@@ -18,10 +19,16 @@ public struct NoiseEventRecord: Sendable, Hashable, Codable, FetchableRecord, Pe
     public var peakLevel: Int
     /// The automatic stream started for this event, if any.
     public var autoStreamSessionId: String?
+    /// A safety alert's severity (`high`, `medium`); nil for a noise event.
+    public var severity: String?
+    /// A safety alert's confidence, 0…1.
+    public var confidence: Double?
+    /// The detector that raised a safety alert.
+    public var detector: String?
 
     /// The string column names.
     public enum CodingKeys: String, CodingKey, ColumnExpression {
-        case seq, eventId, kind, timestamp, peakLevel, autoStreamSessionId
+        case seq, eventId, kind, timestamp, peakLevel, autoStreamSessionId, severity, confidence, detector
     }
 
     /// Creates a record.
@@ -31,7 +38,10 @@ public struct NoiseEventRecord: Sendable, Hashable, Codable, FetchableRecord, Pe
         kind: String,
         timestamp: Int64,
         peakLevel: Int,
-        autoStreamSessionId: String?
+        autoStreamSessionId: String?,
+        severity: String? = nil,
+        confidence: Double? = nil,
+        detector: String? = nil
     ) {
         self.seq = seq
         self.eventId = eventId
@@ -39,6 +49,22 @@ public struct NoiseEventRecord: Sendable, Hashable, Codable, FetchableRecord, Pe
         self.timestamp = timestamp
         self.peakLevel = peakLevel
         self.autoStreamSessionId = autoStreamSessionId
+        self.severity = severity
+        self.confidence = confidence
+        self.detector = detector
+    }
+
+    /// Whether this row is a safety alert.
+    public var isSafetyAlert: Bool { severity != nil }
+
+    /// The message this row replays as: SAFETY_ALERT (without its evidence) or NOISE_EVENT.
+    public func replayMessage(monitorId: String) -> ControlMessage {
+        guard let severity else { return .noiseEvent(message(monitorId: monitorId, replayed: true)) }
+        return .safetyAlert(
+            SafetyAlert(
+                seq: seq, alertId: eventId, kind: SafetyAlertKind(rawValue: kind),
+                severity: AlertSeverity(rawValue: severity), detectedAt: timestamp, confidence: confidence ?? 0,
+                detector: detector ?? "", replayed: true))
     }
 
     /// The `NOISE_EVENT` message for this event.

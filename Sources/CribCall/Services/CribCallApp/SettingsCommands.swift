@@ -8,6 +8,7 @@ public enum SettingsCommands {
     /// A key of `settings set`, named as in `settings show --json`.
     enum Key: String, CaseIterable {
         case name, threshold, minDurationMs, cooldownSec, autoStream, autoStreamSec
+        case safetyAlerts, sleepArea, stillnessMinutes, crySensitivity
     }
 
     /// The keys `settings set` accepts, for help texts.
@@ -107,6 +108,18 @@ public enum SettingsCommands {
         case .autoStreamSec:
             let number = try integer()
             return (key, { $0.autoStreamSec = number })
+        case .safetyAlerts:
+            guard let enabled = ["on": true, "off": false, "true": true, "false": false][value] else {
+                throw CommandFailure("safetyAlerts must be on or off (got \(String(reflecting: value)))")
+            }
+            return (key, { $0.safetyAlerts = enabled })
+        case .sleepArea:
+            return (key, { $0.sleepArea = value })
+        case .stillnessMinutes:
+            let number = try integer()
+            return (key, { $0.stillnessMinutes = number })
+        case .crySensitivity:
+            return (key, { $0.crySensitivity = value })
         }
     }
 
@@ -119,17 +132,25 @@ public enum SettingsCommands {
             "cooldownSec": .number(Double(settings.cooldownSec)),
             "autoStream": .string(settings.autoStream.rawValue),
             "autoStreamSec": .number(Double(settings.autoStreamSec)),
+            "safetyAlerts": .bool(settings.safetyAlerts),
+            "sleepArea": .string(settings.sleepArea),
+            "stillnessMinutes": .number(Double(settings.stillnessMinutes)),
+            "crySensitivity": .string(settings.crySensitivity),
         ])
     }
 
     static func text(_ settings: MonitorSettings) -> String {
         """
-        name:          \(TextTable.printable(settings.monitorName))
-        threshold:     \(settings.threshold)
-        minDurationMs: \(settings.minDurationMs)
-        cooldownSec:   \(settings.cooldownSec)
-        autoStream:    \(settings.autoStream.rawValue)
-        autoStreamSec: \(settings.autoStreamSec)
+        name:             \(TextTable.printable(settings.monitorName))
+        threshold:        \(settings.threshold)
+        minDurationMs:    \(settings.minDurationMs)
+        cooldownSec:      \(settings.cooldownSec)
+        autoStream:       \(settings.autoStream.rawValue)
+        autoStreamSec:    \(settings.autoStreamSec)
+        safetyAlerts:     \(settings.safetyAlerts ? "on" : "off")
+        sleepArea:        \(settings.sleepArea)
+        stillnessMinutes: \(settings.stillnessMinutes)
+        crySensitivity:   \(settings.crySensitivity)
         """
     }
 }

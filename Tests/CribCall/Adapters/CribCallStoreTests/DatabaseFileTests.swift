@@ -44,7 +44,7 @@ struct DatabaseFileTests {
         #expect(throws: CribCallStoreError.self) { try CribCallDatabase(directory: directory) }
     }
 
-    @Test("the v1 schema has the specified tables and columns, and reopening does not migrate again")
+    @Test("the schema has the specified tables and columns, and reopening does not migrate again")
     func schemaAndIdempotentMigration() async throws {
         try await StoreFixtures.withDirectory { directory in
             do {
@@ -52,7 +52,7 @@ struct DatabaseFileTests {
                 try database.trustListener(StoreFixtures.listener("L1", byte: 1), at: StoreFixtures.date(0))
             }
             let file = path(directory)
-            #expect(try await TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1")
+            #expect(try await TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1\nv2")
             let tables = try await TestSQLite.query(
                 file,
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
@@ -70,9 +70,42 @@ struct DatabaseFileTests {
 
             let reopened = try CribCallDatabase(directory: directory)
             let again = try CribCallDatabase(directory: directory)
-            #expect(try await TestSQLite.query(file, "SELECT count(*) FROM grdb_migrations") == "1")
+            #expect(try await TestSQLite.query(file, "SELECT count(*) FROM grdb_migrations") == "2")
             #expect(try reopened.trustedListeners().map(\.listenerId) == ["L1"])
             #expect(try again.trustedListeners().map(\.listenerId) == ["L1"])
+        }
+    }
+
+    @Test("a database an older version left (v1, with noise events) gains the alert columns; its events stay noise")
+    func migratesFromV1() async throws {
+        try await StoreFixtures.withDirectory { directory in
+            let file = path(directory)
+            // The v1 schema exactly as that version created it, with one event, written by sqlite3.
+            let v1 = """
+                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                INSERT INTO grdb_migrations VALUES ('v1');
+                CREATE TABLE trustedListener (listenerId TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL,
+                    publicKey TEXT NOT NULL, fingerprint TEXT NOT NULL UNIQUE, createdAt DATETIME NOT NULL);
+                CREATE TABLE trustedMonitor (monitorId TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL UNIQUE, lastKnownHost TEXT, lastKnownPort INTEGER,
+                    lastSeq INTEGER NOT NULL DEFAULT 0, createdAt DATETIME NOT NULL);
+                CREATE TABLE setting (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE noiseEvent (seq INTEGER PRIMARY KEY AUTOINCREMENT, eventId TEXT NOT NULL UNIQUE,
+                    kind TEXT NOT NULL, timestamp INTEGER NOT NULL, peakLevel INTEGER NOT NULL,
+                    autoStreamSessionId TEXT);
+                CREATE INDEX noiseEvent_timestamp ON noiseEvent(timestamp);
+                INSERT INTO noiseEvent (eventId, kind, timestamp, peakLevel) VALUES ('old', 'noise', 5, 77);
+                """
+            let made = try await Subprocess.run("sqlite3", [file, v1])
+            #expect(made.status == 0, "\(made.stderrText)")
+            let database = try CribCallDatabase(directory: directory)
+            let events = try database.noiseEvents(afterSeq: 0, limit: 10)
+            #expect(events.map(\.eventId) == ["old"] && events.first?.isSafetyAlert == false)
+            let alert = try database.appendSafetyAlert(
+                alertId: "a1", kind: "stillness", severity: "medium", timestamp: 6, confidence: 0.8,
+                detector: "frame-difference")
+            #expect(alert.seq == 2 && alert.isSafetyAlert)
+            #expect(try await TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1\nv2")
         }
     }
 

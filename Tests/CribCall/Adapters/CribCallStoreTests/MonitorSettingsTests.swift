@@ -115,4 +115,35 @@ struct MonitorSettingsTests {
         #expect(throws: CribCallStoreError.self) { try database.setPinPairingFailures(-1) }
         #expect(try database.pinPairingFailures() == 0)
     }
+
+    @Test("the safety settings: defaults, stored, and refused with what is allowed")
+    func safetySettings() throws {
+        let database = try CribCallDatabase.inMemory()
+        let defaults = try database.monitorSettings()
+        #expect(defaults.safetyAlerts && defaults.sleepArea == "0,0,1,1")
+        #expect(defaults.stillnessMinutes == 20 && defaults.crySensitivity == "medium")
+        try database.updateMonitorSettings {
+            $0.safetyAlerts = false
+            $0.sleepArea = "0.2,0.1,0.6,0.8"
+            $0.stillnessMinutes = 45
+            $0.crySensitivity = "high"
+        }
+        let stored = try database.monitorSettings()
+        #expect(!stored.safetyAlerts && stored.sleepArea == "0.2,0.1,0.6,0.8")
+        #expect(stored.stillnessMinutes == 45 && stored.crySensitivity == "high")
+        let refusals: [(String, (inout MonitorSettings) -> Void)] = [
+            ("sleepArea: the sleep area must lie inside the frame", { $0.sleepArea = "0.5,0.5,0.9,0.2" }),
+            ("stillnessMinutes must be in 1...240 min (got 0)", { $0.stillnessMinutes = 0 }),
+            ("crySensitivity must be low, medium or high (got loud)", { $0.crySensitivity = "loud" }),
+        ]
+        for (message, change) in refusals {
+            #expect {
+                try database.updateMonitorSettings(change)
+            } throws: { error in
+                guard case .invalidSetting(_, let text) = error as? CribCallStoreError else { return false }
+                return text.hasPrefix(message)
+            }
+        }
+        #expect(try database.monitorSettings() == stored, "nothing stored by a refused change")
+    }
 }

@@ -125,4 +125,32 @@ struct NoiseEventTests {
                 ))
         #expect(record.message(monitorId: "M1", replayed: true).replayed == true)
     }
+
+    @Test("safety alerts share the log's seq with noise events and replay as SAFETY_ALERT, without evidence")
+    func safetyAlerts() throws {
+        let database = try CribCallDatabase.inMemory()
+        try append(database, 1)
+        let alert = try database.appendSafetyAlert(
+            alertId: "alert-2", kind: "face_covered", severity: "high", timestamp: baseMs + 2, confidence: 0.9,
+            detector: "face-lost")
+        try append(database, 3)
+        #expect(alert.seq == 2)
+        let replay = try database.noiseEvents(afterSeq: 0, limit: 10).map { $0.replayMessage(monitorId: "M") }
+        guard replay.count == 3, case .noiseEvent(let first) = replay[0], case .safetyAlert(let second) = replay[1],
+            case .noiseEvent(let third) = replay[2]
+        else {
+            Issue.record("expected noise, alert, noise: \(replay)")
+            return
+        }
+        #expect(first.seq == 1 && third.seq == 3 && first.replayed == true)
+        #expect(
+            second
+                == SafetyAlert(
+                    seq: 2, alertId: "alert-2", kind: .faceCovered, severity: .high, detectedAt: baseMs + 2,
+                    confidence: 0.9, detector: "face-lost", replayed: true))
+        #expect(throws: CribCallStoreError.duplicateEventId("alert-2")) {
+            try database.appendSafetyAlert(
+                alertId: "alert-2", kind: "crying", severity: "medium", timestamp: 0, confidence: 1, detector: "d")
+        }
+    }
 }

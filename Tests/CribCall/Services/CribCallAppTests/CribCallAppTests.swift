@@ -81,7 +81,17 @@ struct CribCallAppTests {
         #expect(throws: CommandFailure.self) { try SettingsCommands.set(["threshold=5", "threshold=6"], in: data) }
         #expect(!FileManager.default.fileExists(atPath: data.url.path))
         let text = try SettingsCommands.set(["threshold=55", "autoStream=audio", "name=Nursery"], in: data)
-        #expect(text.contains("threshold:     55") && text.contains("autoStream:    audio"))
+        #expect(text.contains("threshold:        55") && text.contains("autoStream:       audio"))
+        let safety = try SettingsCommands.set(
+            ["sleepArea=0.2,0.1,0.6,0.8", "safetyAlerts=off", "stillnessMinutes=30", "crySensitivity=high"], in: data)
+        #expect(safety.contains("sleepArea:        0.2,0.1,0.6,0.8") && safety.contains("safetyAlerts:     off"))
+        #expect(safety.contains("stillnessMinutes: 30") && safety.contains("crySensitivity:   high"))
+        #expect {
+            try SettingsCommands.set(["sleepArea=0.9,0.9,0.5,0.5"], in: data)
+        } throws: { error in
+            "\(error)".contains("sleepArea: the sleep area must lie inside the frame")
+        }
+        #expect(throws: CommandFailure.self) { try SettingsCommands.set(["safetyAlerts=maybe"], in: data) }
         let json = try SettingsCommands.show(in: data, json: true)
         #expect(json.contains(#""name":"Nursery""#) && json.contains(#""threshold":55"#))
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: data.url.path)[.posixPermissions])
