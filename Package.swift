@@ -248,8 +248,8 @@ let cribCallTargets: [Target] = [
         "CribCallMonitor",
         [
             "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallDiscovery",
-            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "QRCode", "ServiceDiscovery", "SoundDetection",
-            "StreamMedia",
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "QRCode", "SafetyDetection", "ServiceDiscovery",
+            "SoundDetection", "StreamMedia", "VideoCapture",
         ]
     ),
     cribCall.service(
@@ -302,7 +302,7 @@ let cribCallTests: [Target] = [
         .services, "CribCallMonitor",
         [
             "AudioCapture", "CribCallDiscovery", "ServiceDiscovery", "StreamMedia", "ControlTransport",
-            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "SoundDetection", nioCore,
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "SafetyDetection", "SoundDetection", nioCore,
         ]
     ),
     cribCall.tests(

@@ -12,11 +12,13 @@ public enum DetectionLoop {
     ///   - configuration: The current detection settings, asked before every chunk (cheap); when they change,
     ///     detection restarts with them, so `cribcall settings set threshold=…` takes effect within 100 ms.
     ///   - report: Called with every detection, in order.
+    ///   - hear: Called with every chunk too (the cry detector listens to the same audio).
     /// - Throws: The input's failure, e.g. `AudioCaptureError` when the microphone goes away.
     public static func run(
         input: any AudioInput,
         configuration: @Sendable () async -> SoundDetectorConfiguration,
-        report: @Sendable (NoiseDetection) async -> Void
+        report: @Sendable (NoiseDetection) async -> Void,
+        hear: @Sendable ([Float]) async -> Void = { _ in }
     ) async throws {
         var current = await configuration()
         var detector = try SoundDetector(configuration: current, inputSampleRate: TestAudioSource.sampleRate)
@@ -30,6 +32,7 @@ public enum DetectionLoop {
                 for detection in detector.process(chunk) {
                     await report(detection)
                 }
+                await hear(chunk)
             }
         } catch {
             await input.stop()

@@ -60,6 +60,29 @@ extension MonitorEvent {
             ]
         case .streamEnded(let sessionId, let reason):
             return ["event": "stream_ended", "sessionId": .string(sessionId), "reason": .string(reason)]
+        case .safetyStatus(let status):
+            return [
+                "event": "safety_status", "seq": number(status.seq), "monitoring": .string(status.monitoring.rawValue),
+                "reason": status.reason.map { .string($0) } ?? .null, "movement": .string(status.movement.rawValue),
+                "position": .string(status.position.rawValue),
+                "faceVisible": status.faceVisible.map { .bool($0) } ?? .null,
+                "updatedAt": number(status.updatedAt),
+            ]
+        case .safetyAlert(let alert):
+            return [
+                "event": "safety_alert", "seq": number(alert.seq), "alertId": .string(alert.alertId),
+                "kind": .string(alert.kind.rawValue), "severity": .string(alert.severity.rawValue),
+                "detectedAt": number(alert.detectedAt),
+                "confidence": .number(JSONNumber((alert.confidence * 1000).rounded() / 1000)),
+                "detector": .string(alert.detector),
+                "evidenceBytes": alert.evidence?.jpegBytes.map { number($0.count) } ?? .null,
+            ]
+        case .alertUpdated(let update):
+            return [
+                "event": "alert_updated", "alertId": .string(update.alertId), "state": .string(update.state.rawValue),
+                "by": .string(update.by), "at": number(update.at),
+                "mutedUntil": update.mutedUntil.map { number($0) } ?? .null,
+            ]
         }
     }
 }

@@ -1,5 +1,7 @@
+import CribCallProtocol
 import CribCallStore
 import QRCode
+import SafetyDetection
 
 extension MonitorEvent {
     /// The event as `cribcall monitor` prints it for people; nil for events that print nothing.
@@ -43,6 +45,16 @@ extension MonitorEvent {
                 + (automatic ? " (automatic, after noise)." : ".")
         case .streamEnded(let sessionId, let reason):
             return "Stream \(sessionId.prefix(8)) ended (\(reason))."
+        case .safetyStatus(let status):
+            return SafetyWording.status(
+                status.monitoring, reason: status.reason, movement: status.movement, position: status.position,
+                faceVisible: status.faceVisible)
+        case .safetyAlert(let alert):
+            let words = SafetyWording.alert(alert.kind)
+            return "\(SafetyWording.tag(alert.kind, severity: alert.severity)): \(words.title). \(words.detail) "
+                + "(sent to connected listeners)"
+        case .alertUpdated(let update):
+            return SafetyWording.update(update.state, by: update.by)
         }
     }
 }

@@ -29,4 +29,10 @@ public enum MonitorEvent: Sendable, Hashable {
     case streamStarted(sessionId: String, listenerId: String, mediaType: MediaType, automatic: Bool)
     /// A live stream ended; `reason` is one of ``StreamEndReason``'s tokens (a media failure adds `: <details>`).
     case streamEnded(sessionId: String, reason: String)
+    /// The safety judgement changed (PROTOCOL.md §11), sent to the connected listeners.
+    case safetyStatus(SafetyStatus)
+    /// A safety alert was logged and sent to the connected listeners (its evidence, if any, in memory only).
+    case safetyAlert(SafetyAlert)
+    /// A listener acted on an alert; every listener was told.
+    case alertUpdated(AlertUpdated)
 }

@@ -11,7 +11,8 @@ extension MonitorService {
             try await DetectionLoop.run(
                 input: input,
                 configuration: { await self.detectorConfiguration },
-                report: { _ = try? await self.reportNoise($0) }
+                report: { _ = try? await self.reportNoise($0) },
+                hear: { await self.hearCrying($0) }
             )
             return nil
         } catch is CancellationError {

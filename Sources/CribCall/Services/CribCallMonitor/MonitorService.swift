@@ -22,9 +22,9 @@ public actor MonitorService {
     let emit: AsyncStream<MonitorEvent>.Continuation
 
     private let identity: DeviceIdentity
-    private let database: CribCallDatabase
+    let database: CribCallDatabase
     private let transport: any ControlListener
-    private let wallClock: @Sendable () -> Date
+    let wallClock: @Sendable () -> Date
     private let trusted = TrustedSet()
     private var qr = QRPairingVerifier()
     private var pin: PINPairingMonitor
@@ -43,6 +43,9 @@ public actor MonitorService {
     var streamTimer: (task: Task<Void, Never>, deadline: ContinuousClock.Instant, generation: UInt64)?
     var nextTimerGeneration: UInt64 = 0
     var recentlyEnded: [String] = []
+
+    // Safety detections (MonitorService+Safety.swift), while a camera is watched.
+    var safety: SafetyRun?
 
     struct Session {
         let connection: any ControlConnection
@@ -107,6 +110,8 @@ public actor MonitorService {
         nextConnection += 1
         let listenerId = trusted.listenerId(for: connection.peer.fingerprint)
         sessions[id] = Session(connection: connection, listenerId: listenerId, outbox: Outbox(connection: connection))
+        // A paired listener learns the safety judgement as soon as its control stream is open (PROTOCOL.md §11).
+        if listenerId != nil, let status = currentSafetyStatus() { sessions[id]?.outbox.send(.safetyStatus(status)) }
         emit.yield(
             .listenerConnected(
                 certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,
@@ -175,7 +180,10 @@ public actor MonitorService {
                 connection: id)
         case .eventsSince(let request):
             let records = (try? database.noiseEvents(afterSeq: request.afterSeq, limit: 1000)) ?? []
-            return records.map { .send(.noiseEvent($0.message(monitorId: monitorId, replayed: true))) }
+            return records.map { .send($0.replayMessage(monitorId: monitorId)) }
+        case .alertAction(let action):
+            guard let listenerId = session.listenerId else { return [] }
+            return handleAlertAction(action, from: listenerId)
         case .unpair(let request):
             guard let listenerId = session.listenerId, request.listenerId == listenerId else {
                 return [.send(.error(.unauthorized, "a listener can only unpair itself", inReplyTo: "UNPAIR"))]
@@ -288,6 +296,7 @@ public actor MonitorService {
         guard let session = sessions[id] else { return }
         session.outbox.send(acceptance)
         sessions[id]?.listenerId = listenerId
+        if let status = currentSafetyStatus() { session.outbox.send(.safetyStatus(status)) }
     }
 
     // MARK: QR codes
@@ -345,6 +354,7 @@ public actor MonitorService {
         let renamed = stored.monitorName != settings.monitorName
         settings = stored
         emit.yield(.settingsChanged(stored))
+        applySafetySettings()
         if renamed, let advertisement {
             try? await advertisement.update(self.advertisement(named: stored.monitorName))
         }

@@ -6,6 +6,7 @@ import DeviceIdentity
 import Foundation
 import StreamMedia
 import Synchronization
+import Testing
 
 /// A monitor service on the in-memory transport, with its events recorded, and a way to connect listeners.
 final class MonitorHarness: Sendable {
@@ -72,6 +73,27 @@ final class MonitorHarness: Sendable {
     func connect(_ identity: DeviceIdentity) async throws -> InMemoryControlConnection {
         try network.connector(identity: PeerCertificate(identity: identity))
             .connectInMemory(host: "monitor.local", port: port, pinnedFingerprint: monitor.fingerprint)
+    }
+
+    /// Pairs `listener` (as `name`) with the PIN the monitor shows; returns the open connection.
+    func pairByPIN(_ listener: DeviceIdentity, name: String) async throws -> InMemoryControlConnection {
+        let connection = try await connect(listener)
+        var pairing = PINPairingListener(
+            local: LocalDevice(listener, name: name), monitorId: monitor.deviceId.uuidString.lowercased(),
+            monitorFingerprint: connection.peer.fingerprint)
+        try await connection.send(.pinPairingInit(pairing.start()))
+        var frames = connection.inbound.makeAsyncIterator()
+        let required = try #require(try await connection.nextMessage(&frames))
+        _ = try pairing.handle(required)
+        guard case .pinRequired(let challenge) = required else { throw PairingError(.unexpectedMessage, "no PIN") }
+        let pin = try #require(await shownPIN(for: challenge.pairingSessionId))
+        try await connection.send(.pinSubmit(try pairing.submit(pin: pin)))
+        let answer = try #require(try await connection.nextMessage(&frames))
+        guard case .paired(let paired) = try pairing.handle(answer) else {
+            throw PairingError(.rejected, "not paired")
+        }
+        #expect(paired.fingerprint == monitor.fingerprint)
+        return connection
     }
 
     func stop() async {

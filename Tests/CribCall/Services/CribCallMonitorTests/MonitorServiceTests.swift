@@ -18,24 +18,7 @@ struct MonitorServiceTests {
 
     /// Pairs `listener` with the PIN the monitor shows; returns the open connection.
     func pairByPIN(_ harness: MonitorHarness) async throws -> InMemoryControlConnection {
-        let connection = try await harness.connect(listener)
-        var pairing = PINPairingListener(
-            local: LocalDevice(listener, name: "Dad’s laptop"),
-            monitorId: harness.monitor.deviceId.uuidString.lowercased(),
-            monitorFingerprint: connection.peer.fingerprint)
-        try await connection.send(.pinPairingInit(pairing.start()))
-        var frames = connection.inbound.makeAsyncIterator()
-        let required = try #require(try await connection.nextMessage(&frames))
-        _ = try pairing.handle(required)
-        guard case .pinRequired(let challenge) = required else { throw PairingError(.unexpectedMessage, "no PIN") }
-        let pin = try #require(await harness.shownPIN(for: challenge.pairingSessionId))
-        try await connection.send(.pinSubmit(try pairing.submit(pin: pin)))
-        let answer = try #require(try await connection.nextMessage(&frames))
-        guard case .paired(let monitor) = try pairing.handle(answer) else {
-            throw PairingError(.rejected, "not paired")
-        }
-        #expect(monitor.fingerprint == harness.monitor.fingerprint)
-        return connection
+        try await harness.pairByPIN(listener, name: "Dad’s laptop")
     }
 
     @Test("PIN pairing: the monitor shows the PIN, the listener types it, both sides trust each other")

@@ -1,0 +1,73 @@
+public import CribCallProtocol
+
+/// The words CribAlert shows people, in one place (seed 003 §6 and §10.1): calm and observational — "may",
+/// "detected", "noticed" — and never a medical term. A test scans them, and every other user-facing text, for the
+/// seed's prohibited terms.
+public enum SafetyWording {
+    /// An alert's title and what to do, as the seed words them.
+    public static func alert(_ kind: SafetyAlertKind) -> (title: String, detail: String) {
+        switch kind {
+        case .faceCovered:
+            ("Baby's face may be covered", "Please check the sleep area to make sure your baby's face is clear.")
+        case .onStomach:
+            ("Baby may have rolled onto their stomach", "Please check your baby.")
+        case .stillness:
+            (
+                "Unusual stillness detected",
+                "We haven't seen normal movement for a while. This can happen during deep sleep. "
+                    + "Please take a moment to check your baby."
+            )
+        case .crying:
+            ("Crying detected", "Your baby sounds upset and may need you.")
+        default:
+            ("Something was noticed (\(kind.rawValue))", "Please take a moment to check your baby.")
+        }
+    }
+
+    /// The label above an alert: "SAFETY ALERT" for high severity, the detector's area for medium.
+    public static func tag(_ kind: SafetyAlertKind, severity: AlertSeverity) -> String {
+        if severity == .high { return "SAFETY ALERT" }
+        return kind == .crying ? "Listening for sounds" : "Monitoring movement"
+    }
+
+    /// One line for a status: "Monitoring active: still, on back, face visible." or "Monitoring paused: camera
+    /// disconnected. You'll receive alerts again once monitoring resumes."
+    public static func status(
+        _ monitoring: MonitoringState, reason: String?, movement: MovementState, position: SleepPosition,
+        faceVisible: Bool?
+    ) -> String {
+        switch monitoring {
+        case .active:
+            var parts = [
+                movement == .moving ? "movement noticed" : movement == .still ? "still" : "movement not judged yet"
+            ]
+            switch position {
+            case .onBack: parts.append("on back")
+            case .onStomach: parts.append("may be on stomach")
+            case .unknown: break
+            }
+            if let faceVisible { parts.append(faceVisible ? "face visible" : "face not seen") }
+            return "Monitoring active: " + parts.joined(separator: ", ") + "."
+        case .paused:
+            return "Monitoring paused: \(reason ?? "the camera is not connected right now"). "
+                + "You'll receive alerts again once monitoring resumes."
+        case .stale:
+            return "Monitoring cannot judge right now: \(reason ?? "the picture cannot be judged"). "
+                + "You'll receive alerts again once it can."
+        }
+    }
+
+    /// Where an alert stands after someone acted on it.
+    public static func update(_ state: AlertState, by name: String, mutedMinutes: Int? = nil) -> String {
+        switch state {
+        case .checking: "\(name) is checking."
+        case .okay: "\(name) marked it as okay."
+        case .muted: "\(name) muted these alerts for \(mutedMinutes ?? AlertAction.defaultMuteMinutes) minutes."
+        }
+    }
+
+    /// Terms no user-facing text may contain (seed 003 §10.1), lowercase.
+    public static let prohibitedTerms = [
+        "breathing", "oxygen", "heart rate", "sids", "suffocation", "emergency", "life-saving",
+    ]
+}
