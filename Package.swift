@@ -267,7 +267,7 @@ let cribCallTargets: [Target] = [
             "AudioCapture", "CanonicalJSON", "CribCallDiscovery", "CribCallListener", "CribCallMonitor",
             "CribCallProtocol", "CribCallStore", "CribCallSystemd", "DesktopNotifications", "DeviceIdentity",
             "DeviceIdentityStore", "Media", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "StreamMedia",
-            "SystemdUnit", "Terminal", logging, unixSignals,
+            "SystemdUnit", "Terminal", "ControlSocket", "VideoCapture", logging, unixSignals,
         ]
     ),
 

@@ -11,7 +11,7 @@ struct CribCall: AsyncParsableCommand {
             MonitorCommand.self, ScanCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self,
             CanonicalizeCommand.self,
             DetectCommand.self, ListenersCommand.self, SettingsCommand.self, PairingCommand.self, MonitorsCommand.self,
-            InstallServiceCommand.self,
+            InstallServiceCommand.self, AlertCommand.self,
         ]
     )
 

@@ -39,6 +39,14 @@ struct MonitorCommand: AsyncParsableCommand {
             valueName: "source"))
     var videoSource = "auto"
 
+    @Flag(
+        help: ArgumentHelp(
+            "Watch the camera (--video-source) with the safety detectors and send their status and alerts.",
+            discussion: "Movement, unusual stillness, a face that may be covered or a baby that may be on its "
+                + "stomach (OpenCV's face detector), crying. Not a medical device. Settings: sleepArea, "
+                + "safetyAlerts, stillnessMinutes, crySensitivity (`cribcall settings set`)."))
+    var safety = false
+
     @Flag(help: "Show a pairing QR code at start (valid 5 minutes).")
     var qr = false
 
@@ -68,6 +76,7 @@ struct MonitorCommand: AsyncParsableCommand {
         request.json = json
         request.noDiscovery = noDiscovery
         request.iceAddresses = iceAddresses
+        request.safety = safety
         try await reportingFailures("monitor") { try await request.run(in: data.directory) }
     }
 }

@@ -17,6 +17,11 @@ public struct CribCallDataDirectory: Sendable {
     /// What `--data-dir`'s help says.
     public static let help = "Data directory (default: $XDG_DATA_HOME/cribcall or ~/.local/share/cribcall)."
 
+    /// The running monitor's control socket (`cribcall alert trigger` reaches it there).
+    public var controlSocket: URL {
+        url.appendingPathComponent("monitor.sock")
+    }
+
     /// The database file inside ``url``.
     var databaseURL: URL {
         url.appendingPathComponent(CribCallDatabase.fileName)

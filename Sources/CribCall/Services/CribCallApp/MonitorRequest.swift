@@ -1,7 +1,9 @@
 import AudioCapture
 import CanonicalJSON
+import ControlSocket
 import CribCallDiscovery
 import CribCallMonitor
+import CribCallProtocol
 import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore
@@ -14,6 +16,7 @@ import ServiceDiscovery
 import SoundDetection
 import StreamMedia
 import Terminal
+import VideoCapture
 
 /// `cribcall monitor`: the baby-room device. Composes the monitor service with its adapters (QUIC, the microphone,
 /// GStreamer streams, DNS-SD, the terminal) and prints its events until SIGINT or SIGTERM.
@@ -38,6 +41,8 @@ public struct MonitorRequest: Sendable {
     public var noDiscovery = false
     /// Stream only over these local addresses (default: every interface).
     public var iceAddresses: [String] = []
+    /// Watch the camera (``videoSource``) with CribAlert's safety detectors.
+    public var safety = false
 
     /// The forms of `--audio-source`.
     public static let audioSourceSyntax = AudioSourceSpec.syntax
@@ -116,6 +121,25 @@ public struct MonitorRequest: Sendable {
                 await listener.shutdown()
             }
         }
+        var watching: Task<Void, Never>?
+        if safety {
+            let camera: VideoCapture
+            do {
+                camera = try VideoCapture(source: Self.camera(video, audio: source))
+            } catch {
+                throw CommandFailure.usage("\(error.message); or run without --safety")
+            }
+            if !camera.detectsFaces {
+                log.warning("no face detection (install gstreamer1.0-opencv and opencv-data): faces are not judged")
+            }
+            watching = Task { await service.watchSafety(camera: camera) }
+        }
+        let control = try? await ControlSocketServer.start(path: data.controlSocket.path) { request in
+            Self.answer(request, service: service)
+        }
+        if control == nil {
+            log.warning("no control socket at \(data.controlSocket.path): `cribcall alert` cannot reach this monitor")
+        }
         var advertisement: MonitorAdvertisementHandle?
         if !noDiscovery {
             do {
@@ -128,8 +152,60 @@ public struct MonitorRequest: Sendable {
         keys?.restore()
         await advertisement?.cancel()
         detection.cancel()
+        watching?.cancel()
+        await control?.close()
         await printer.value
         _ = stop
+    }
+
+    /// The camera the safety detectors watch: `--video-source`, or for `auto` the test pattern with a `test:`
+    /// microphone and the default camera otherwise (as live streams choose theirs).
+    static func camera(_ video: GStreamerMediaEngine.VideoSource?, audio: AudioSourceSpec) -> VideoSourceSpec {
+        switch video {
+        case .test: return .test
+        case .v4l2(let device): return .camera(device: device)
+        case nil:
+            if case .test = audio { return .test }
+            return .camera(device: nil)
+        }
+    }
+
+    /// One request on the monitor's control socket: `{"command":"trigger","kind":K}` raises an alert through the
+    /// real path (`cribcall alert trigger`), `{"command":"status"}` tells the safety status.
+    static func answer(_ request: JSONValue, service: MonitorService) -> AsyncStream<JSONValue> {
+        AsyncStream { continuation in
+            Task {
+                continuation.yield(await answerOnce(request, service: service))
+                continuation.finish()
+            }
+        }
+    }
+
+    private static func answerOnce(_ request: JSONValue, service: MonitorService) async -> JSONValue {
+        switch request["command"]?.stringValue {
+        case "trigger":
+            guard let kind = request["kind"]?.stringValue.map(SafetyAlertKind.init(rawValue:)),
+                SafetyAlertKind.known.contains(kind)
+            else {
+                return ["ok": false, "error": .string("kind must be one of \(AlertCommands.kindList)")]
+            }
+            switch await service.triggerAlert(kind) {
+            case .success(let alert):
+                return [
+                    "ok": true, "alertId": .string(alert.alertId), "seq": .number(Double(alert.seq)),
+                    "kind": .string(alert.kind.rawValue), "severity": .string(alert.severity.rawValue),
+                ]
+            case .failure(let refusal):
+                return ["ok": false, "error": .string(refusal.description)]
+            }
+        case "status":
+            guard let status = await service.safetyStatus else {
+                return ["ok": true, "safety": "off"]
+            }
+            return ["ok": true, "safety": MonitorEvent.safetyStatus(status).json]
+        default:
+            return ["ok": false, "error": "unknown command: use trigger or status"]
+        }
     }
 
     /// Prints monitor events as text or JSON lines. On a terminal, the PIN's validity line counts down every second

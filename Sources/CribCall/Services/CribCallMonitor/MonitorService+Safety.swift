@@ -72,7 +72,7 @@ extension MonitorService {
             monitor: SafetyMonitor(settings: Self.safetySettings(settings)),
             cry: CryDetector(sensitivity: CryDetector.Sensitivity(rawValue: settings.crySensitivity) ?? .medium),
             origin: origin, camera: camera)
-        handleSafety { .tick(at: $0) }
+        // The first status goes out with the first tick or frame.
     }
 
     private func endSafety() {
@@ -200,6 +200,9 @@ extension MonitorService {
 
     /// The current SAFETY_STATUS, for a listener whose session just became trusted.
     func currentSafetyStatus() -> SafetyStatus? { safety?.status }
+
+    /// The safety status last sent; nil when no camera is watched.
+    public var safetyStatus: SafetyStatus? { safety?.status }
 
     /// ALERT_ACTION from a trusted listener: ALERT_UPDATED to every listener; a mute silences that kind for all.
     func handleAlertAction(_ action: AlertAction, from listenerId: String) -> [ControlSession.Action] {

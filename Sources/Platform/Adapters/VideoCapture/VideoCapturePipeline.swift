@@ -106,7 +106,9 @@ final class VideoCapturePipeline: Sendable {
         case .test:
             let test = try pipeline.make("videotestsrc", name: "source")
             test.set("is-live", true)
+            // A moving ball on a grey background: a picture with light and shape in it, always moving.
             test.set("pattern", parsing: "ball")
+            test.set("background-color", UInt32(0xFF80_8080))
             chain.append(test)
         case .file(let path):
             let file = try pipeline.make("filesrc", name: "source")

@@ -2,7 +2,7 @@
 public enum VideoSourceSpec: Sendable, Hashable, CustomStringConvertible {
     /// A Video4Linux2 camera; nil for the default (`/dev/video0`).
     case camera(device: String?)
-    /// A live moving test pattern (`videotestsrc pattern=ball`).
+    /// A live moving test pattern (`videotestsrc pattern=ball` on a grey background).
     case test
     /// A video or picture file, played in a loop.
     case file(path: String)

@@ -1,0 +1,58 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `cribcall monitor --safety` and `cribcall alert trigger`, through the built executable: the alert goes through
+/// the running monitor's real path, is refused when it must be, and nothing but the database and keys is written.
+@Suite("cribcall monitor --safety, cribcall alert trigger", .serialized, .heavy(cores: 0.5, "a monitor with a camera"))
+struct SafetyCommandTests {
+    func cribcall(_ arguments: [String]) async throws -> Subprocess.Result {
+        try await Subprocess.run(try Subprocess.builtProduct("cribcall"), arguments)
+    }
+
+    @Test("a trigger raises the alert with evidence; an unknown kind is a usage error; safetyAlerts=off refuses it")
+    func trigger() async throws {
+        let directory = try Subprocess.temporaryDirectory("cribcall-safety")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = ["--data-dir", directory.path]
+        let nobody = try await cribcall(["alert", "trigger", "crying"] + data)
+        #expect(nobody.status == 1 && nobody.stderrText.contains("no monitor runs with the data directory"))
+
+        let monitor = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            [
+                "monitor", "--safety", "--video-source", "test", "--audio-source", "test:silence", "--port", "0",
+                "--json", "--no-discovery",
+            ] + data)
+        defer { Task { await monitor.stop() } }
+        try await monitor.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
+        #expect(
+            await monitor.line(timeout: .seconds(30)) {
+                $0.contains(#""event":"safety_status""#) && $0.contains(#""monitoring":"active""#)
+            } != nil, "the test pattern is judged: \(monitor.output.suffix(5))")
+
+        let raised = try await cribcall(["alert", "trigger", "face_covered"] + data)
+        #expect(raised.status == 0, "\(raised.stderrText)")
+        #expect(raised.stdoutText.hasPrefix("Raised a high face_covered alert (#"), "\(raised.stdoutText)")
+        let alert = await monitor.line { $0.contains(#""event":"safety_alert""#) }
+        #expect(
+            alert?.contains(#""kind":"face_covered""#) == true && alert?.contains(#""evidenceBytes":null"#) == false)
+
+        let unknown = try await cribcall(["alert", "trigger", "sneezing"] + data)
+        #expect(unknown.status == 64 && unknown.stderrText.contains("use one of face_covered, on_stomach"))
+
+        #expect(try await cribcall(["settings", "set", "safetyAlerts=off"] + data).status == 0)
+        try await eventually("the monitor to apply safetyAlerts=off") {
+            try await cribcall(["alert", "trigger", "crying"] + data).stderrText
+                .contains("not raised: safety alerts are turned off")
+        }
+        #expect(await monitor.stop() != nil)
+
+        // Detection keeps no picture or sound: the data directory holds the keys and the database only.
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        let allowed: Set = [
+            "cribcall.sqlite", "cribcall.sqlite-shm", "cribcall.sqlite-wal", "dtls.pem", "identity.pem",
+        ]
+        #expect(Set(files).isSubset(of: allowed), "\(files)")
+    }
+}
