@@ -211,7 +211,8 @@ let platformTests: [Target] = [
     platform.tests(.adapters, "ServiceDiscovery", ["mdns-probe"]),
     platform.tests(.adapters, "SystemdUnit"),
     platform.tests(.adapters, "Terminal", [logging]),
-    .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "ArchitectureTests", dependencies: ["TestSupport", "SafetyDetection"], swiftSettings: swiftSettings),
 ]
 
 // MARK: - CribCall: the baby monitor
@@ -256,7 +257,7 @@ let cribCallTargets: [Target] = [
         "CribCallListener",
         [
             "CanonicalJSON", "ControlTransport", "CribCallDiscovery", "CribCallProtocol", "CribCallStore",
-            "DesktopNotifications", "DeviceIdentity", "ServiceDiscovery", "StreamMedia",
+            "DesktopNotifications", "DeviceIdentity", "SafetyDetection", "ServiceDiscovery", "StreamMedia",
         ]
     ),
 
@@ -274,7 +275,7 @@ let cribCallTargets: [Target] = [
     cribCall.executable("cribcall", ["CribCallApp", argumentParser, logging]),
 ]
 let cribCallTests: [Target] = [
-    cribCall.testSupport(["CribCallMonitor"]),
+    cribCall.testSupport(["CribCallMonitor", "SafetyDetection"]),
     cribCall.tests(
         .core, "CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", nioCore, crypto]),
     cribCall.tests(.core, "SafetyDetection", ["CribCallProtocol", "SoundDetection"]),
@@ -309,7 +310,8 @@ let cribCallTests: [Target] = [
         .services, "CribCallListener",
         [
             "DesktopNotifications", "StreamMedia", "CribCallMonitor", "ControlTransport", "CribCallDiscovery",
-            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "ServiceDiscovery", "SoundDetection",
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "SafetyDetection", "ServiceDiscovery",
+            "SoundDetection",
         ]
     ),
     cribCall.tests(.services, "CribCallApp", ["CribCallStore", "DeviceIdentity"]),

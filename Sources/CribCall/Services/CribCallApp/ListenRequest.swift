@@ -84,7 +84,7 @@ public struct ListenRequest: Sendable {
             }
             notifications?.finish()
         }
-        // On a terminal: l listen, v video, p keep the stream live (pin), e end it.
+        // On a terminal: l listen, v video, p keep the stream live (pin), e end it; c, o, m act on the latest alert.
         let keys =
             json
             ? nil
@@ -94,6 +94,10 @@ public struct ListenRequest: Sendable {
             }
         if keys != nil, streams.monitorId != nil {
             FileHandle.standardOutput.write(Data("Keys: l listen, v video, p keep live, e end the stream.\n".utf8))
+        }
+        if keys != nil {
+            FileHandle.standardOutput.write(
+                Data("On a safety alert: c I am checking, o mark as okay, m mute for 5 minutes.\n".utf8))
         }
         let stop = ShutdownSignals { listening.cancel() }
         await listening.value

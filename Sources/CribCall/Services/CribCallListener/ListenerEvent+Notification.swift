@@ -1,6 +1,7 @@
 import CribCallProtocol
 public import DesktopNotifications
 import Foundation
+import SafetyDetection
 
 extension ListenerEvent {
     /// The desktop notification a parent should get for this event, or nil (a routine connection needs none).
@@ -40,6 +41,31 @@ extension ListenerEvent {
         case .streamStarted, .streamEnded:
             // The user opened the stream, or is watching it: the player shows it, no bubble needed.
             return nil
+        case .safetyStatus(let monitorId, let name, let status):
+            // Only a monitor that stopped judging is worth a bubble; an active one needs none.
+            guard status.monitoring != .active else { return nil }
+            return DesktopNotification(
+                summary: status.monitoring == .paused ? "\(name): monitoring paused" : "\(name) cannot judge right now",
+                body: SafetyWording.status(
+                    status.monitoring, reason: status.reason, movement: status.movement, position: status.position,
+                    faceVisible: status.faceVisible),
+                urgency: .normal, category: .device, tag: "\(monitorId)/safety", icon: "camera-web",
+                expiration: .never)
+        case .safetyAlert(let monitorId, let name, let alert):
+            let words = SafetyWording.alert(alert.kind)
+            return DesktopNotification(
+                summary: "\(alert.replayed == true ? "Missed: " : "")\(words.title) (\(name))",
+                body: "\(words.detail)",
+                urgency: alert.severity == .high ? .critical : .normal, category: .device,
+                tag: "\(monitorId)/alert/\(alert.alertId)",
+                icon: alert.severity == .high ? "dialog-warning" : "audio-volume-high",
+                expiration: .never)
+        case .alertUpdated(let monitorId, let name, let update):
+            return DesktopNotification(
+                summary:
+                    "\(name): \(SafetyWording.update(update.state, by: update.by, mutedMinutes: Self.minutes(update)))",
+                body: "", urgency: .low, category: .device, tag: "\(monitorId)/alert/\(update.alertId)",
+                expiration: .after(.seconds(15)))
         case .streamEndingSoon(let monitorId, let sessionId, let seconds):
             // Its own tag: it must not replace the monitor's alert bubble.
             return DesktopNotification(

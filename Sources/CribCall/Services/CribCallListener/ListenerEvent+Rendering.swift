@@ -1,6 +1,7 @@
 public import CanonicalJSON
 import CribCallProtocol
 import Foundation
+import SafetyDetection
 
 extension ListenerEvent {
     /// The event as `cribcall listen --json` prints it: one object with an `"event"` field.
@@ -39,6 +40,37 @@ extension ListenerEvent {
                 "event": "stream_ended", "monitorId": .string(id), "sessionId": .string(sessionId),
                 "reason": .string(reason),
             ]
+        case .safetyStatus(let id, let name, let status):
+            [
+                "event": "safety_status", "monitorId": .string(id), "monitorName": .string(name),
+                "seq": .number(Double(status.seq)), "monitoring": .string(status.monitoring.rawValue),
+                "reason": status.reason.map { .string($0) } ?? .null, "movement": .string(status.movement.rawValue),
+                "position": .string(status.position.rawValue),
+                "faceVisible": status.faceVisible.map { .bool($0) } ?? .null,
+                "updatedAt": .number(Double(status.updatedAt)),
+            ]
+        case .safetyAlert(let id, let name, let alert):
+            [
+                "event": "safety_alert", "monitorId": .string(id), "monitorName": .string(name),
+                "seq": .number(Double(alert.seq)), "alertId": .string(alert.alertId),
+                "kind": .string(alert.kind.rawValue), "severity": .string(alert.severity.rawValue),
+                "detectedAt": .number(Double(alert.detectedAt)),
+                "confidence": .number(JSONNumber((alert.confidence * 1000).rounded() / 1000)),
+                "detector": .string(alert.detector), "replayed": .bool(alert.replayed ?? false),
+                "title": .string(SafetyWording.alert(alert.kind).title),
+                "evidence": alert.evidence.map {
+                    [
+                        "width": .number(Double($0.width)), "height": .number(Double($0.height)),
+                        "jpeg": .string($0.jpeg),
+                    ]
+                } ?? .null,
+            ]
+        case .alertUpdated(let id, let name, let update):
+            [
+                "event": "alert_updated", "monitorId": .string(id), "monitorName": .string(name),
+                "alertId": .string(update.alertId), "state": .string(update.state.rawValue), "by": .string(update.by),
+                "at": .number(Double(update.at)), "mutedUntil": update.mutedUntil.map { .number(Double($0)) } ?? .null,
+            ]
         }
     }
 
@@ -57,6 +89,32 @@ extension ListenerEvent {
         case .streamEndingSoon(_, let sessionId, let seconds):
             "Stream \(sessionId.prefix(8)) ends in \(seconds) s unless pinned."
         case .streamEnded(_, let sessionId, let reason): "Stream \(sessionId.prefix(8)) ended (\(reason))."
+        case .safetyStatus(_, let name, let status):
+            "\(name): "
+                + SafetyWording.status(
+                    status.monitoring, reason: status.reason, movement: status.movement, position: status.position,
+                    faceVisible: status.faceVisible)
+        case .safetyAlert(_, let name, let alert):
+            Self.alertText(alert, monitorName: name)
+        case .alertUpdated(_, let name, let update):
+            "\(name): " + SafetyWording.update(update.state, by: update.by, mutedMinutes: Self.minutes(update))
         }
+    }
+
+    /// An alert in words: its tag, title and what to do, when, and how sure (never a medical claim).
+    static func alertText(_ alert: SafetyAlert, monitorName: String) -> String {
+        let words = SafetyWording.alert(alert.kind)
+        let time = Date(timeIntervalSince1970: Double(alert.detectedAt) / 1000).formatted(
+            date: .omitted, time: .standard)
+        let missed = alert.replayed == true ? "Missed while the link was down — " : ""
+        return
+            "\(alert.severity == .high ? "⚠️ " : "🔔") \(missed)\(SafetyWording.tag(alert.kind, severity: alert.severity)) "
+            + "from \"\(monitorName)\": \(words.title). \(words.detail) (#\(alert.seq), \(time), "
+            + "confidence \(Int((alert.confidence * 100).rounded())) %)"
+    }
+
+    /// A mute's length in minutes, from its end.
+    static func minutes(_ update: AlertUpdated) -> Int? {
+        update.mutedUntil.map { Int(((Double($0 - update.at)) / 60_000).rounded()) }
     }
 }

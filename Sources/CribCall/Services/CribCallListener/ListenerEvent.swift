@@ -19,4 +19,11 @@ public enum ListenerEvent: Sendable, Hashable {
     /// A live stream ended. `reason`: `ended_by_listener`, `ended_by_monitor` (also when its time was up),
     /// `link_lost`, or `media_failed: <details>`.
     case streamEnded(monitorId: String, sessionId: String, reason: String)
+    /// The monitor's safety judgement changed (CribAlert, PROTOCOL.md §11). After a lost link the last one is no
+    /// longer current: a display must show it as unknown until the next arrives.
+    case safetyStatus(monitorId: String, monitorName: String, status: SafetyStatus)
+    /// A safety alert (live, with its evidence picture if any; or replayed after a link loss, without).
+    case safetyAlert(monitorId: String, monitorName: String, alert: SafetyAlert)
+    /// Someone acted on an alert (this listener or another).
+    case alertUpdated(monitorId: String, monitorName: String, update: AlertUpdated)
 }

@@ -131,6 +131,22 @@ extension ListenerService {
         }
     }
 
+    /// Acts on a safety alert (ALERT_ACTION): every listener of the monitor is told who is checking, that it is
+    /// okay, or that this kind is muted for `minutes` (default 5) for everyone.
+    /// - Throws: ``Failure`` when the monitor is not connected.
+    public func act(_ action: AlertActionKind, on alertId: String, monitorId: String, minutes: Int? = nil) async throws
+    {
+        guard let link = links[monitorId] else {
+            throw Failure(description: "not connected to monitor \(monitorId); the action could not be sent")
+        }
+        do {
+            try await link.connection.send(
+                .alertAction(AlertAction(alertId: alertId, action: action, minutes: minutes)))
+        } catch {
+            throw Failure(description: "could not send the action: \(error)")
+        }
+    }
+
     /// The streams running now (session ids), e.g. for a user interface.
     public var activeStreamIds: [String] {
         streams.keys.sorted()

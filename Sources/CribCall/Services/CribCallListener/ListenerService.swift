@@ -384,6 +384,18 @@ public actor ListenerService {
                     if let sessionId = event.autoStreamSessionId, event.replayed != true {
                         await offeredAutomaticStream(sessionId, monitorId: monitor.monitorId)
                     }
+                case .safetyStatus(let status):
+                    report.yield(.safetyStatus(monitorId: monitor.monitorId, monitorName: monitor.name, status: status))
+                case .safetyAlert(let alert):
+                    // The event log's seq: shown once, also when a replay overlaps what arrived live.
+                    let last = (try? database.lastSeq(monitorId: monitor.monitorId)) ?? 0
+                    if alert.seq > last {
+                        try? database.recordReceived(seq: alert.seq, from: monitor.monitorId)
+                        report.yield(
+                            .safetyAlert(monitorId: monitor.monitorId, monitorName: monitor.name, alert: alert))
+                    }
+                case .alertUpdated(let update):
+                    report.yield(.alertUpdated(monitorId: monitor.monitorId, monitorName: monitor.name, update: update))
                 case .error(let error) where error.errorCode == .unauthorized:
                     report.yield(
                         .unauthorized(

@@ -1,7 +1,8 @@
 public import CribCallProtocol
 
 /// The listener's stream controls: `--open` once connected, and the keys on a terminal (l listen, v video, p keep
-/// live, e end). Feed it every ``ListenerEvent``; it tracks the current stream of ``monitorId``.
+/// live, e end; and for the latest safety alert c checking, o okay, m mute 5 minutes). Feed it every
+/// ``ListenerEvent``; it tracks the current stream of ``monitorId`` and the latest alert of any monitor.
 public actor StreamControls {
     /// A key on the terminal.
     public enum Key: Character, Sendable, CaseIterable {
@@ -13,6 +14,12 @@ public actor StreamControls {
         case pin = "p"
         /// End the current stream.
         case end = "e"
+        /// "I am checking" on the latest safety alert.
+        case checking = "c"
+        /// "Mark as okay" on the latest safety alert.
+        case okay = "o"
+        /// Mute the latest alert's kind for 5 minutes, for everyone.
+        case mute = "m"
 
         /// The key a typed byte stands for, if any.
         public init?(byte: UInt8) {
@@ -27,6 +34,8 @@ public actor StreamControls {
     private let onFailure: @Sendable (String) -> Void
     /// The stream of ``monitorId`` now playing, if any.
     public private(set) var current: String?
+    /// The latest live safety alert: its monitor and id (the alert keys act on it).
+    public private(set) var latestAlert: (monitorId: String, alertId: String)?
     private var opened = false
 
     /// - Parameters:
@@ -54,6 +63,8 @@ public actor StreamControls {
             current = sessionId
         case .streamEnded(_, let sessionId, _) where sessionId == current:
             current = nil
+        case .safetyAlert(let id, _, let alert) where alert.replayed != true:
+            latestAlert = (id, alert.alertId)
         default:
             break
         }
@@ -68,6 +79,21 @@ public actor StreamControls {
             if let current { try? await service.pinStream(sessionId: current) }
         case .end:
             if let current { await service.endStream(sessionId: current) }
+        case .checking: await act(.checking)
+        case .okay: await act(.okay)
+        case .mute: await act(.mute)
+        }
+    }
+
+    private func act(_ action: AlertActionKind) async {
+        guard let latestAlert else {
+            onFailure("no safety alert to act on yet")
+            return
+        }
+        do {
+            try await service.act(action, on: latestAlert.alertId, monitorId: latestAlert.monitorId)
+        } catch {
+            onFailure("\(error)")
         }
     }
 

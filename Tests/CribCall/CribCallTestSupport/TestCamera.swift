@@ -1,0 +1,41 @@
+public import CribCallMonitor
+import SafetyDetection
+import Synchronization
+
+/// A camera twin: the test shows it frames (a plain or textured cot, a moving "baby") and can unplug it.
+public final class TestCamera: SafetyCamera {
+    private let continuation: AsyncStream<SafetyCameraEvent>.Continuation
+    private let stream: Mutex<AsyncStream<SafetyCameraEvent>?>
+    /// The evidence picture: a few bytes with a JPEG's start marker.
+    public let evidence: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 7, count: 400)
+
+    public init() {
+        let (events, continuation) = AsyncStream.makeStream(of: SafetyCameraEvent.self)
+        self.continuation = continuation
+        stream = Mutex(events)
+    }
+
+    public func safetyEvents() -> AsyncStream<SafetyCameraEvent> {
+        stream.withLock { $0.take() } ?? AsyncStream { $0.finish() }
+    }
+
+    public var latestEvidence: (width: Int, height: Int, jpeg: [UInt8])? { (320, 240, evidence) }
+    public func start() {}
+    public func stop() { continuation.finish() }
+
+    /// A 160×120 frame: a patterned cot with a bright "baby" at `x` (or a dark room).
+    public func show(babyAt x: Int = 60, dark: Bool = false) {
+        var pixels = [UInt8](repeating: dark ? 5 : 120, count: 160 * 120)
+        if !dark {
+            for y in 0..<120 {
+                for column in 0..<160 where (column / 8 + y / 8) % 2 == 0 { pixels[y * 160 + column] = 140 }
+            }
+            for y in 50..<70 {
+                for column in x..<min(160, x + 30) { pixels[y * 160 + column] = 210 }
+            }
+        }
+        continuation.yield(.frame(GrayFrame(width: 160, height: 120, pixels: pixels), faces: nil, at: .now))
+    }
+
+    public func unplug(_ reason: String) { continuation.yield(.lost(reason)) }
+}

@@ -1,0 +1,142 @@
+import CanonicalJSON
+import ControlTransport
+import CribCallListener
+import CribCallMonitor
+import CribCallProtocol
+import CribCallStore
+import CribCallTestSupport
+import DesktopNotifications
+import DeviceIdentity
+import Foundation
+import SafetyDetection
+import Synchronization
+import TestSupport
+import Testing
+
+/// CribAlert between the monitor and listener services over the in-memory transport: what a parent sees of the
+/// safety detections, and an action one parent takes reaching the other.
+@Suite("Listener: safety status, alerts and actions")
+struct ListenerSafetyTests {
+    typealias Recorder = MonitorListenerTests.Recorder
+
+    /// A monitor watching a camera twin, and `names` listeners paired by PIN and listening.
+    struct Rig {
+        let network = InMemoryNetwork()
+        let monitor: MonitorListenerTests.Monitor
+        let camera = TestCamera()
+        let watching: Task<Void, Never>
+        var listeners: [(service: ListenerService, heard: Recorder<ListenerEvent>, task: Task<Void, Never>)] = []
+
+        init(names: [String]) async throws {
+            let identity = try DeviceIdentity.generate(now: Date())
+            monitor = try MonitorListenerTests().startMonitor(
+                network, identity: identity, database: try CribCallDatabase.inMemory())
+            let service = monitor.service
+            let camera = camera
+            watching = Task { await service.watchSafety(camera: camera) }
+            for name in names {
+                let listenerIdentity = try DeviceIdentity.generate(now: Date())
+                let listener = ListenerService(
+                    identity: listenerIdentity, name: name, database: try CribCallDatabase.inMemory(),
+                    connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+                let events = monitor.events
+                // The PIN shown for this pairing: the newest one.
+                @Sendable func pins() -> [String] {
+                    events.all.compactMap { if case .pin(let pin, _, _) = $0 { pin } else { nil } }
+                }
+                let before = pins().count
+                _ = try await listener.pairWithPIN(host: "nursery", port: 48080, fingerprint: identity.fingerprint) {
+                    _ in
+                    _ = await events.wait { _ in pins().count > before }
+                    return pins().last
+                }
+                let heard = Recorder<ListenerEvent>()
+                let task = Task { for await event in await listener.listen() { heard.append(event) } }
+                listeners.append((listener, heard, task))
+                #expect(await heard.wait { if case .connected = $0 { true } else { false } } != nil)
+            }
+        }
+
+        func stop() async {
+            for listener in listeners { listener.task.cancel() }
+            watching.cancel()
+            await monitor.listener.shutdown()
+        }
+    }
+
+    @Test("the listener shows the status as it changes and an alert with its evidence, in calm words, once")
+    func statusAndAlert() async throws {
+        let rig = try await Rig(names: ["Mum"])
+        let heard = rig.listeners[0].heard
+        rig.camera.show()
+        let active = await heard.wait {
+            if case .safetyStatus(_, _, let status) = $0 { return status.monitoring == .active }
+            return false
+        }
+        #expect(
+            active?.text.hasPrefix("Monitor at nursery: Monitoring active") == true,
+            "\(String(describing: active?.text))")
+        let alert = try await rig.monitor.service.triggerAlert(.faceCovered).get()
+        let shown = await heard.wait {
+            if case .safetyAlert(_, _, let heard) = $0 { return heard.alertId == alert.alertId }
+            return false
+        }
+        let event = try #require(shown)
+        #expect(event.text.contains("SAFETY ALERT") && event.text.contains("Baby's face may be covered"))
+        #expect(event.json["evidence"]?["jpeg"]?.stringValue?.isEmpty == false)
+        #expect(event.desktopNotification?.urgency == .critical)
+        rig.camera.unplug("camera unplugged")
+        let paused = await heard.wait {
+            if case .safetyStatus(_, _, let status) = $0 { return status.monitoring == .paused }
+            return false
+        }
+        #expect(paused?.text.contains("Monitoring paused: camera unplugged") == true)
+        #expect(paused?.desktopNotification != nil, "a monitor that stopped judging is worth a bubble")
+        #expect(heard.all.filter { if case .safetyAlert = $0 { true } else { false } }.count == 1)
+        await rig.stop()
+    }
+
+    @Test("one parent says they are checking; the other parent's listener shows it, by name")
+    func actionReachesTheOther() async throws {
+        let rig = try await Rig(names: ["Mum", "Dad"])
+        rig.camera.show()
+        try await eventually("monitoring active") {
+            await rig.monitor.service.safetyStatus?.monitoring == .active
+        }
+        let alert = try await rig.monitor.service.triggerAlert(.crying).get()
+        let monitorId = try #require(
+            await rig.listeners[0].heard.wait { if case .safetyAlert = $0 { true } else { false } }
+                .flatMap { if case .safetyAlert(let id, _, _) = $0 { id } else { nil } })
+        try await rig.listeners[0].service.act(.checking, on: alert.alertId, monitorId: monitorId)
+        let update = await rig.listeners[1].heard.wait {
+            if case .alertUpdated(_, _, let update) = $0 { return update.alertId == alert.alertId }
+            return false
+        }
+        #expect(update?.text == "Monitor at nursery: Mum is checking.", "\(String(describing: update?.text))")
+        await rig.stop()
+    }
+
+    @Test("no user-facing word is medical: every alert, status and update text of CribAlert")
+    func wordsAreObservational() {
+        var texts: [String] = []
+        for kind in SafetyAlertKind.known {
+            let words = SafetyWording.alert(kind)
+            texts += [words.title, words.detail, SafetyWording.tag(kind, severity: kind.severity)]
+        }
+        for monitoring in MonitoringState.allCases {
+            for movement in MovementState.allCases {
+                for position in SleepPosition.allCases {
+                    texts.append(
+                        SafetyWording.status(
+                            monitoring, reason: nil, movement: movement, position: position, faceVisible: true))
+                }
+            }
+        }
+        texts += AlertState.allCases.map { SafetyWording.update($0, by: "Mum") }
+        for text in texts {
+            for term in SafetyWording.prohibitedTerms {
+                #expect(!text.lowercased().contains(term), "\"\(text)\" contains \"\(term)\"")
+            }
+        }
+    }
+}
