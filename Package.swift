@@ -303,7 +303,8 @@ let cribCallTests: [Target] = [
         .services, "CribCallMonitor",
         [
             "AudioCapture", "CribCallDiscovery", "ServiceDiscovery", "StreamMedia", "ControlTransport",
-            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "SafetyDetection", "SoundDetection", nioCore,
+            "CribCallProtocol", "CribCallStore", "DeviceIdentity", "SafetyDetection", "SoundDetection", "VideoCapture",
+            nioCore,
         ]
     ),
     cribCall.tests(

@@ -52,6 +52,9 @@ public struct FrameAnalyzer: Sendable {
         /// Fraction of the area's blocks that changed since the previous frame, light taken out (0 for the first
         /// frame and for a lighting change).
         public var changedFraction: Double
+        /// Where it changed: the centres (fractions of the frame) of the changed blocks, one per cell of an
+        /// 8×6 grid over the sleep area that holds any (so a test of *where* costs no more than 48 points).
+        public var changedPlaces: [Place]
         /// The light changed by more than ``Configuration/lightingStep`` since the previous frame.
         public var lightChanged: Bool
         /// Fraction of blocks with an edge to a neighbour.
@@ -59,17 +62,33 @@ public struct FrameAnalyzer: Sendable {
         public var judgement: Judgement
 
         public init(
-            meanLevel: Double, spread: Double, changedFraction: Double, lightChanged: Bool, edgeFraction: Double,
-            judgement: Judgement
+            meanLevel: Double, spread: Double, changedFraction: Double, changedPlaces: [Place] = [],
+            lightChanged: Bool, edgeFraction: Double, judgement: Judgement
         ) {
             self.meanLevel = meanLevel
             self.spread = spread
             self.changedFraction = changedFraction
+            self.changedPlaces = changedPlaces
             self.lightChanged = lightChanged
             self.edgeFraction = edgeFraction
             self.judgement = judgement
         }
     }
+
+    /// A point as fractions of the frame.
+    public struct Place: Sendable, Hashable {
+        public var x: Double
+        public var y: Double
+
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
+    }
+
+    /// The grid changed places are reported on.
+    static let placeColumns = 8
+    static let placeRows = 6
 
     public var configuration: Configuration
     private var previous: (blocks: [Double], sorted: [Double], mean: Double, spread: Double, columns: Int, rows: Int)?
@@ -92,6 +111,7 @@ public struct FrameAnalyzer: Sendable {
         let edges = Self.edgeFraction(blocks, columns: columns, rows: rows, level: configuration.edgeLevel)
 
         var changed = 0.0
+        var places: [Place] = []
         var lightChanged = false
         let sorted = blocks.sorted()
         if let previous, previous.columns == columns, previous.rows == rows {
@@ -99,12 +119,26 @@ public struct FrameAnalyzer: Sendable {
             let contrast = min(3, max(1, spread / max(previous.spread, configuration.minimumSpread)))
             let threshold = configuration.rawThreshold * contrast
             var count = 0
+            var cells = Set<Int>()
             for index in blocks.indices {
                 let expected = Self.carried(previous.blocks[index], from: previous.sorted, to: sorted)
-                if abs(blocks[index] - expected) > threshold { count += 1 }
+                if abs(blocks[index] - expected) > threshold {
+                    count += 1
+                    let column = (index % columns) * Self.placeColumns / columns
+                    let row = (index / columns) * Self.placeRows / rows
+                    cells.insert(row * Self.placeColumns + column)
+                }
             }
             changed = Double(count) / Double(blocks.count)
-            if lightChanged, changed >= configuration.lightingChangedFraction { changed = 0 }
+            if lightChanged, changed >= configuration.lightingChangedFraction {
+                changed = 0
+                cells = []
+            }
+            places = cells.sorted().map { cell in
+                Place(
+                    x: area.x + area.width * (Double(cell % Self.placeColumns) + 0.5) / Double(Self.placeColumns),
+                    y: area.y + area.height * (Double(cell / Self.placeColumns) + 0.5) / Double(Self.placeRows))
+            }
         }
         previous = (blocks, sorted, mean, spread, columns, rows)
 
@@ -119,7 +153,8 @@ public struct FrameAnalyzer: Sendable {
             judgement = .judgeable
         }
         return Measurement(
-            meanLevel: mean, spread: spread, changedFraction: changed, lightChanged: lightChanged,
+            meanLevel: mean, spread: spread, changedFraction: changed, changedPlaces: places,
+            lightChanged: lightChanged,
             edgeFraction: edges, judgement: judgement)
     }
 

@@ -14,8 +14,9 @@ public import CribCallProtocol
 ///   ``Settings/stillnessLimit`` (20 min) without movement, once until movement resumes.
 /// - **face**: visible while a face was found inside the sleep area within ``Settings/faceGrace``. A face seen
 ///   since monitoring became active and then not seen for ``Settings/faceLostLimit`` (5 s) raises one high alert
-///   per loss: **on_stomach** when a large movement (a roll, ≥ ``Settings/rollFraction``) came with the loss,
-///   else **face_covered**. Without a face detector, `faceVisible` is `nil` and position `unknown`.
+///   per loss: **on_stomach** when a large movement that reached well beyond the face (a roll: ≥
+///   ``Settings/rollFraction`` of the area, most of it away from the face) came with the loss, else
+///   **face_covered** (something over the face changes little besides it). Without a face detector, `faceVisible` is `nil` and position `unknown`.
 /// - **position**: `on_back` while a face is visible, `on_stomach` after a loss that came with a roll, else
 ///   `unknown`.
 /// - **crying** (from the audio classifier): a medium alert, at most one per ``Settings/cryingRepeat``.
@@ -99,11 +100,13 @@ public struct SafetyMonitor: Sendable {
     /// The largest change seen since the last movement (for the stillness alert's confidence).
     private var quietPeak = 0.0
     private var stillnessRaised = false
-    /// Recent changed fractions, for the roll test (bounded to a few seconds).
-    private var recentMovement: [(at: Duration, fraction: Double)] = []
+    /// Recent changes, for the roll test (bounded to a few seconds): how much, and where.
+    private var recentMovement: [(at: Duration, fraction: Double, places: [FrameAnalyzer.Place])] = []
     /// Recent frames' face findings, for the face alerts' confidence.
     private var recentFaces: [(at: Duration, seen: Bool)] = []
     private var lastFaceAt: Duration?
+    /// Where the face was last seen (fractions of the frame).
+    private var lastFace: FaceBox?
     private var faceSeenWhileActive = false
     private var faceLossRaised = false
     private var position = SleepPosition.unknown
@@ -205,6 +208,7 @@ public struct SafetyMonitor: Sendable {
         recentMovement = []
         recentFaces = []
         lastFaceAt = nil
+        lastFace = nil
         faceSeenWhileActive = false
         faceLossRaised = false
         position = .unknown
@@ -217,7 +221,7 @@ public struct SafetyMonitor: Sendable {
         _ measurement: FrameAnalyzer.Measurement, faces: [FaceBox]?, at now: Duration, into actions: inout [Action]
     ) {
         let fraction = measurement.changedFraction
-        recentMovement.append((now, fraction))
+        recentMovement.append((now, fraction, measurement.changedPlaces))
         recentMovement.removeAll { now - $0.at > settings.rollWindow * 3 }
         if fraction >= settings.movingFraction {
             lastMovementAt = now
@@ -227,11 +231,13 @@ public struct SafetyMonitor: Sendable {
             quietPeak = max(quietPeak, fraction)
         }
         if let faces {
-            let seen = faces.contains { settings.area.contains(x: $0.centerX, y: $0.centerY) }
+            let face = faces.first { settings.area.contains(x: $0.centerX, y: $0.centerY) }
+            let seen = face != nil
             recentFaces.append((now, seen))
             recentFaces.removeAll { now - $0.at > .seconds(15) }
-            if seen {
+            if let face {
                 lastFaceAt = now
+                lastFace = face
                 faceSeenWhileActive = true
                 faceLossRaised = false
                 position = .onBack
@@ -248,7 +254,15 @@ public struct SafetyMonitor: Sendable {
         {
             faceLossRaised = true
             let window = (lastFaceAt - settings.rollWindow)...(lastFaceAt + settings.rollWindow)
-            let roll = recentMovement.filter { window.contains($0.at) }.map(\.fraction).max() ?? 0
+            // A roll moves the body: a large change that reaches well beyond the face. Something put over the
+            // face changes little besides it.
+            let changes = recentMovement.filter { window.contains($0.at) }
+            let roll =
+                changes.filter { change in
+                    guard let lastFace else { return true }
+                    let away = change.places.filter { !Self.near($0, lastFace) }.count
+                    return away * 2 >= change.places.count
+                }.map(\.fraction).max() ?? 0
             let tracked = Self.seenRatio(recentFaces, before: lastFaceAt, span: .seconds(10))
             if roll >= settings.rollFraction {
                 position = .onStomach
@@ -326,6 +340,11 @@ public struct SafetyMonitor: Sendable {
         let window = findings.filter { $0.at <= end && end - $0.at <= span }
         guard !window.isEmpty else { return 0 }
         return Double(window.filter(\.seen).count) / Double(window.count)
+    }
+
+    /// Whether `place` lies within the face's box grown to twice its size (around the same centre).
+    private static func near(_ place: FrameAnalyzer.Place, _ face: FaceBox) -> Bool {
+        abs(place.x - face.centerX) <= face.width && abs(place.y - face.centerY) <= face.height
     }
 
     private static func clamp(_ value: Double) -> Double {

@@ -6,11 +6,11 @@ import Testing
 @Suite("SafetyMonitor: states, movement, stillness, face, position, crying, mutes")
 struct SafetyMonitorTests {
     static func measurement(
-        changed: Double = 0, judgement: FrameAnalyzer.Judgement = .judgeable
+        changed: Double = 0, places: [FrameAnalyzer.Place] = [], judgement: FrameAnalyzer.Judgement = .judgeable
     ) -> FrameAnalyzer.Measurement {
         FrameAnalyzer.Measurement(
-            meanLevel: 120, spread: 30, changedFraction: changed, lightChanged: false, edgeFraction: 0.2,
-            judgement: judgement)
+            meanLevel: 120, spread: 30, changedFraction: changed, changedPlaces: places, lightChanged: false,
+            edgeFraction: 0.2, judgement: judgement)
     }
 
     static let face = FaceBox(x: 0.45, y: 0.4, width: 0.1, height: 0.12)
@@ -32,12 +32,17 @@ struct SafetyMonitorTests {
 
         mutating func feed(
             seconds: Double, changed: (Duration) -> Double = { _ in 0 },
+            places: [FrameAnalyzer.Place] = [],
             judgement: FrameAnalyzer.Judgement = .judgeable, faces: (Duration) -> [FaceBox]? = { _ in nil }
         ) {
             let end = now + .milliseconds(Int(seconds * 1000))
             while now < end {
                 now += .milliseconds(200)
-                send(.frame(measurement(changed: changed(now), judgement: judgement), faces: faces(now), at: now))
+                let changedNow = changed(now)
+                send(
+                    .frame(
+                        measurement(changed: changedNow, places: changedNow > 0 ? places : [], judgement: judgement),
+                        faces: faces(now), at: now))
             }
         }
 
@@ -165,6 +170,18 @@ struct SafetyMonitorTests {
         run.feed(seconds: 8, changed: { $0 - turning < .seconds(1) ? 0.2 : 0.0 }, faces: { _ in [] })
         #expect(run.alerts.map(\.kind) == [.onStomach])
         #expect(run.lastStatus?.position == .onStomach)
+    }
+
+    @Test("a large change over the face only (something put over it) is a cover, not a roll")
+    func coverIsNotARoll() {
+        var run = Run()
+        run.feed(seconds: 10, faces: { _ in [Self.face] })
+        let covering = run.now
+        // 20 % of the area changed, all of it within the face's neighbourhood.
+        let overFace = [FrameAnalyzer.Place(x: 0.5, y: 0.45), FrameAnalyzer.Place(x: 0.45, y: 0.5)]
+        run.feed(
+            seconds: 8, changed: { $0 - covering < .seconds(1) ? 0.2 : 0 }, places: overFace, faces: { _ in [] })
+        #expect(run.alerts.map(\.kind) == [.faceCovered])
     }
 
     @Test("no alert about a face never seen, a face outside the sleep area, or without a face detector")

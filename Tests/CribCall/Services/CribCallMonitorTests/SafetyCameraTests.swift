@@ -1,0 +1,115 @@
+import CribCallMonitor
+import CribCallProtocol
+import CribCallStore
+import Foundation
+import TestSupport
+import Testing
+import VideoCapture
+
+/// The monitor's safety detectors on real video: frames pushed in real time through GStreamer (scaling, grey,
+/// OpenCV's face detector) into the monitor — a room with a real face that gets covered, then a baby that turns
+/// away with a large movement.
+@Suite("Safety detectors on real video", .serialized, .heavy(cores: 0.75, "GStreamer, OpenCV and the monitor"))
+struct SafetyCameraTests {
+    /// A 320×240 RGB room: a patterned sheet, the head at (`x`, 60), optionally covered or turned.
+    static func room(head: [UInt8], x: Int = 100, covered: Bool = false, turned: Bool = false) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: 320 * 240 * 3)
+        for y in 0..<240 {
+            for column in 0..<320 {
+                let level: UInt8 = (column / 16 + y / 16) % 2 == 0 ? 110 : 140
+                for channel in 0..<3 { pixels[(y * 320 + column) * 3 + channel] = level }
+            }
+        }
+        for y in 0..<120 {
+            for column in 0..<120 {
+                let (sourceX, sourceY) = turned ? (y, 119 - column) : (column, y)
+                for channel in 0..<3 {
+                    pixels[((60 + y) * 320 + x + column) * 3 + channel] = head[(sourceY * 120 + sourceX) * 3 + channel]
+                }
+            }
+        }
+        if covered {
+            for y in 70..<170 {
+                for column in (x + 10)..<(x + 110) {
+                    for channel in 0..<3 { pixels[(y * 320 + column) * 3 + channel] = 90 }
+                }
+            }
+        }
+        return pixels
+    }
+
+    /// Pushes `scene(frameNumber)` into the capture at 5 frames a second, in real time, for `seconds`.
+    static func play(_ capture: VideoCapture, seconds: Double, from start: Int, scene: (Int) -> [UInt8]) async {
+        let count = Int(seconds * 5)
+        for index in start..<(start + count) {
+            capture.push(rgb: scene(index), at: .milliseconds(200 * index))
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    @Test("a face seen, then covered: face_covered 5 s after it was last seen; seen again: on back")
+    func coveredFace() async throws {
+        guard let head = try await FacePicture.head(size: 120, for: "the covered-face test") else { return }
+        let harness = try MonitorHarness()
+        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
+        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let service = harness.service
+        let watching = Task { await service.watchSafety(camera: capture) }
+        defer { watching.cancel() }
+        let visible = Self.room(head: head)
+        let covered = Self.room(head: head, covered: true)
+        await Self.play(capture, seconds: 3, from: 0) { _ in visible }
+        let seen = await service.safetyStatus
+        #expect(seen?.faceVisible == true && seen?.position == .onBack, "\(String(describing: seen))")
+        let coveredAt = ContinuousClock.now
+        let watch = Task {
+            while !Task.isCancelled {
+                if harness.events.contains(where: {
+                    if case .safetyAlert(let alert) = $0 { return alert.kind == .faceCovered }
+                    return false
+                }) {
+                    return ContinuousClock.now
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return ContinuousClock.now
+        }
+        await Self.play(capture, seconds: 8, from: 15) { _ in covered }
+        watch.cancel()
+        let alertAt: ContinuousClock.Instant? = await watch.value
+        let alerts = harness.events.compactMap { if case .safetyAlert(let alert) = $0 { alert } else { nil } }
+        #expect(alerts.map(\.kind) == [.faceCovered], "\(alerts)")
+        if let alertAt, !alerts.isEmpty {  // nil never: the watch returns when cancelled
+            let delay = alertAt - coveredAt
+            // 5 s after the face was last seen, i.e. in the frame before the cover (200 ms earlier).
+            #expect(delay >= .milliseconds(4_700) && delay <= .seconds(7), "covered → alert: \(delay)")
+        }
+        #expect(alerts.first?.severity == .high && (alerts.first?.confidence ?? 0) > 0.8)
+        #expect(alerts.first?.evidence?.jpegBytes?.starts(with: [0xFF, 0xD8]) == true, "the picture goes with it")
+        await Self.play(capture, seconds: 2, from: 55) { _ in visible }
+        let again = await service.safetyStatus
+        #expect(again?.faceVisible == true && again?.position == .onBack, "\(String(describing: again))")
+        await harness.stop()
+    }
+
+    @Test("a baby that turns away with a large movement: on_stomach (high), position on stomach")
+    func turnsOver() async throws {
+        guard let head = try await FacePicture.head(size: 120, for: "the turning test") else { return }
+        let harness = try MonitorHarness()
+        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
+        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let service = harness.service
+        let watching = Task { await service.watchSafety(camera: capture) }
+        defer { watching.cancel() }
+        await Self.play(capture, seconds: 3, from: 0) { _ in Self.room(head: head) }
+        // The turn: the head moves across the cot over a second, then stays turned away.
+        await Self.play(capture, seconds: 8, from: 15) { index in
+            Self.room(head: head, x: min(180, 100 + (index - 15) * 20), turned: true)
+        }
+        let alerts = harness.events.compactMap { if case .safetyAlert(let alert) = $0 { alert } else { nil } }
+        #expect(alerts.map(\.kind) == [.onStomach], "\(alerts)")
+        let turned = await service.safetyStatus
+        #expect(turned?.position == .onStomach, "\(String(describing: turned))")
+        await harness.stop()
+    }
+}
