@@ -4,6 +4,8 @@ import Testing
 
 /// The real `cribcall monitor` streams to a listener built on stacks nobody here wrote: aioquic for the control
 /// channel and QR pairing, aiortc for SDP, trickled ICE, DTLS-SRTP and Opus (Tests/Interop/webrtc/stream_client.py).
+/// The monitor runs its safety detectors too, so the client also gets PROTOCOL.md §11's messages, which a listener
+/// without CribAlert ignores.
 @Suite(.serialized, .heavy("a cribcall monitor process and an aioquic + aiortc listener"))
 struct MonitorStreamInteropTests {
     @Test("an aioquic + aiortc listener pairs by QR, starts a stream and decodes ≥ 2 s of the monitor's Opus")
@@ -18,7 +20,7 @@ struct MonitorStreamInteropTests {
             [
                 "monitor", "--name", "Interop Nursery", "--data-dir", dataDirectory.path, "--port", "0",
                 "--host", "127.0.0.1", "--no-discovery", "--audio-source", "test:cry", "--ice-address", "127.0.0.1",
-                "--qr", "--json",
+                "--qr", "--json", "--safety", "--video-source", "test",
             ])
         let started = ContinuousClock.now
         var client: BackgroundProcess?
@@ -44,6 +46,8 @@ struct MonitorStreamInteropTests {
             let log = "client stdout:\n\(peer.output.joined(separator: "\n"))\nclient stderr:\n\(peer.errorOutput)"
             #expect(status == 0, "client exit status \(status.map(String.init) ?? "none (killed)")\n\(log)")
             #expect(!events.contains { $0["event"] as? String == "error" }, "\(log)")
+            // A listener without CribAlert got the safety status and went on: nothing else changed.
+            #expect(peer.errorOutput.contains("ignored: SAFETY_STATUS"), "\(log)")
 
             // Paired by QR (with a valid confirmTag, checked by the client), on both sides.
             let paired = try #require(events.first { $0["event"] as? String == "paired" }, "\(log)")
