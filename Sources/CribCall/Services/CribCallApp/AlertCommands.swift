@@ -1,7 +1,11 @@
 import CanonicalJSON
 import ControlSocket
+import CribCallListener
 import CribCallProtocol
+import CribCallStore
+import DeviceIdentityStore
 import Foundation
+import QUIC
 
 /// `cribcall alert trigger KIND`: a debug trigger (seed 003 §6.3) that raises a safety alert through the running
 /// monitor's real path — logged, sent to the paired listeners within a second, refused while monitoring is paused
@@ -31,5 +35,46 @@ public enum AlertCommands {
         let seq = answer["seq"]?.doubleValue.map { Int($0) } ?? 0
         return "Raised a \(answer["severity"]?.stringValue ?? "") \(kind) alert (#\(seq)); "
             + "it went to the connected listeners."
+    }
+
+    /// The actions, for help texts.
+    public static var actionList: String { AlertActionKind.allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// `cribcall alert act ACTION ALERT_ID`: from a listener, tells the monitor this parent is checking, that all is
+    /// okay, or to mute the alert's kind for everyone; every listener hears it. Returns the line to print.
+    public static func act(
+        _ action: String, alertId: String, monitor name: String?, minutes: Int?, in data: CribCallDataDirectory,
+        json: Bool
+    ) async throws -> String {
+        guard let kind = AlertActionKind(rawValue: action) else {
+            throw CommandFailure.usage("unknown action \(String(reflecting: action)); use one of \(actionList)")
+        }
+        guard let database = try data.existingDatabase() else {
+            throw CommandFailure("this listener has no paired monitor; pair one with `cribcall pair`")
+        }
+        let monitors = try database.trustedMonitors()
+        let monitor: TrustedMonitorRecord
+        if let name {
+            monitor = try MonitorsCommands.resolve(name, among: monitors)
+        } else if monitors.count == 1 {
+            monitor = monitors[0]
+        } else {
+            throw CommandFailure.usage(
+                monitors.isEmpty
+                    ? "this listener has no paired monitor; pair one with `cribcall pair`"
+                    : "several monitors are paired: name one with --monitor")
+        }
+        let identity = try data.identity().identity
+        let service = ListenerService(
+            identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
+            connector: try QUICConnector(identity: identity))
+        let update: AlertUpdated
+        do {
+            update = try await service.act(kind, on: alertId, monitor: monitor, minutes: minutes)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let event = ListenerEvent.alertUpdated(monitorId: monitor.monitorId, monitorName: monitor.name, update: update)
+        return json ? event.json.canonicalString : event.text
     }
 }

@@ -197,6 +197,49 @@ public actor ListenerService {
         }
     }
 
+    // MARK: safety alerts
+
+    /// Acts on a safety alert over a connection of its own (for a command line or a script; a running `listen`
+    /// uses ``act(_:on:monitorId:minutes:)`` on its open link): sends ALERT_ACTION and waits for the monitor's
+    /// ALERT_UPDATED, which every listener gets.
+    /// - Returns: The update as the monitor announced it.
+    /// - Throws: ``Failure`` saying why it was not done (unreachable, unknown alert, no answer in `timeout`).
+    public func act(
+        _ action: AlertActionKind, on alertId: String, monitor: TrustedMonitorRecord, minutes: Int? = nil,
+        timeout: Duration = .seconds(10)
+    ) async throws -> AlertUpdated {
+        guard let host = monitor.lastKnownHost, let port = monitor.lastKnownPort else {
+            throw Failure(description: "the address of \"\(monitor.name)\" is unknown; pair again")
+        }
+        let connector = connector
+        let exchange = Task { () throws -> AlertUpdated in
+            let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: monitor.fingerprint)
+            defer { Task { await connection.close(code: 0) } }
+            try await connection.send(.alertAction(AlertAction(alertId: alertId, action: action, minutes: minutes)))
+            for try await frame in connection.inbound {
+                switch try ControlMessageCodec.decode(payload: frame) {
+                case .alertUpdated(let update) where update.alertId == alertId:
+                    return update
+                case .error(let error):
+                    throw Failure(description: "the monitor answered \(error.error): \(error.message)")
+                default:
+                    continue
+                }
+            }
+            throw Failure(description: "the monitor closed the connection without answering")
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            exchange.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            return try await exchange.value
+        } catch is CancellationError {
+            throw Failure(description: "\"\(monitor.name)\" did not answer within \(timeout)")
+        }
+    }
+
     // MARK: discovery
 
     /// A monitor seen on the LAN, and whether this listener is paired with it.

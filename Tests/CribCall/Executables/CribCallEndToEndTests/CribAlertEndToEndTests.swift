@@ -1,0 +1,111 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// CribAlert across a LAN of two network namespaces, with the real `cribcall` processes over QUIC: a monitor watching
+/// its (test) camera, two parents listening in the other namespace. A triggered alert reaches both within a
+/// second; one parent's "I am checking" reaches the other; an alert raised while the link is down is replayed
+/// once it is back.
+@Suite(.serialized, .heavy(cores: 1, "two network namespaces, avahi, a monitor with a camera, two listeners"))
+struct CribAlertEndToEndTests {
+    @Test("trigger → both listeners within a second; an action seen by the other parent; replayed after an outage")
+    func alertsAcrossTheLAN() async throws {
+        guard CribCallEndToEndTests.canRun("CribAlert end to end") else { return }
+        try await MDNSNetwork.with(avahiIn: ["a", "b"]) { network in
+            let lan = try TwoHouseholdDevices(network)
+            let dadDirectory = try Subprocess.temporaryDirectory("e2e-dad")
+            defer { try? FileManager.default.removeItem(at: dadDirectory) }
+            let (monitor, ready) = try await lan.startMonitor(
+                ["--name", "Nursery", "--safety", "--video-source", "test"], audioSource: "test:silence")
+            defer { Task { await monitor.stop() } }
+
+            // Two parents pair by PIN, each typing the PIN the monitor shows.
+            try await Self.pair("Mum", data: lan.listenerData, lan: lan, monitor: monitor, ready: ready)
+            try await Self.pair(
+                "Dad", data: ["--data-dir", dadDirectory.path], lan: lan, monitor: monitor, ready: ready)
+            let mum = try network.start(network.b, lan.cribcall, ["listen", "--json"] + lan.listenerData)
+            defer { Task { await mum.stop() } }
+            let dad = try network.start(
+                network.b, lan.cribcall, ["listen", "--json", "--data-dir", dadDirectory.path])
+            defer { Task { await dad.stop() } }
+            for listener in [mum, dad] {
+                let active = await listener.line(timeout: .seconds(30)) { line in
+                    lan.event(line) == "safety_status" && jsonObject(line)?["monitoring"] as? String == "active"
+                }
+                #expect(active != nil, "listen: \(listener.output.suffix(5)) \(listener.errorOutput)")
+            }
+
+            // A trigger reaches both parents within a second of the monitor raising it (the command returns once
+            // it is raised).
+            let started = ContinuousClock.now
+            let trigger = try await Subprocess.run(
+                lan.cribcall, ["alert", "trigger", "face_covered"] + lan.monitorData)
+            #expect(trigger.status == 0, "trigger: \(trigger.stderrText)")
+            var alertIds: [String] = []
+            for listener in [mum, dad] {
+                let alert = await listener.line(timeout: .seconds(1)) { line in
+                    lan.event(line) == "safety_alert" && jsonObject(line)?["kind"] as? String == "face_covered"
+                }
+                #expect(alert != nil, "not within a second of the trigger: \(listener.output.suffix(4))")
+                if let id = alert.flatMap(jsonObject)?["alertId"] as? String { alertIds.append(id) }
+            }
+            print(
+                "CribAlert end to end: `cribcall alert trigger` started → both listeners: \(ContinuousClock.now - started)"
+            )
+
+            // Mum says she is checking; Dad's listener shows it.
+            let id = try #require(alertIds.first)
+            #expect(Set(alertIds).count == 1, "one alert: \(alertIds)")
+            let act = try await network.run(
+                network.b, lan.cribcall, ["alert", "act", "checking", id] + lan.listenerData)
+            #expect(
+                act.status == 0 && act.stdoutText.contains("Mum is checking"), "\(act.stdoutText) \(act.stderrText)")
+            let seen = await dad.line(timeout: .seconds(5)) { line in
+                lan.event(line) == "alert_updated" && jsonObject(line)?["by"] as? String == "Mum"
+            }
+            #expect(seen.flatMap(jsonObject)?["state"] as? String == "checking", "dad: \(dad.output.suffix(4))")
+
+            // The link goes down; an alert raised meanwhile is replayed to both once it is back.
+            try await network.setLink(up: false)
+            let lost = await mum.line(timeout: .seconds(20)) { lan.event($0) == "link_lost" }
+            #expect(lost != nil, "no link_lost: \(mum.output.suffix(4))")
+            let during = try await Subprocess.run(lan.cribcall, ["alert", "trigger", "stillness"] + lan.monitorData)
+            #expect(during.status == 0, "trigger during the outage: \(during.stderrText)")
+            try await network.setLink(up: true)
+            for listener in [mum, dad] {
+                let replayed = await listener.line(timeout: .seconds(40)) { line in
+                    let object = jsonObject(line)
+                    return lan.event(line) == "safety_alert" && object?["kind"] as? String == "stillness"
+                        && object?["replayed"] as? Bool == true
+                }
+                #expect(replayed != nil, "not replayed: \(listener.output.suffix(6)) \(listener.errorOutput)")
+                let copies = listener.output.filter { line in
+                    lan.event(line) == "safety_alert" && jsonObject(line)?["kind"] as? String == "stillness"
+                }
+                #expect(copies.count == 1, "shown once: \(copies)")
+            }
+        }
+    }
+
+    /// `cribcall pair --pin` in the listeners' namespace, typing the PIN the monitor shows for it.
+    static func pair(
+        _ name: String, data: [String], lan: TwoHouseholdDevices, monitor: BackgroundProcess,
+        ready: TwoHouseholdDevices.Ready
+    ) async throws {
+        let shown = monitor.output.filter { lan.event($0) == "pin" }.count
+        let pair = try lan.network.start(
+            lan.network.b, lan.cribcall,
+            [
+                "pair", "--pin", "--address", "\(MDNSNetwork.addressA):\(ready.port)", "--fingerprint",
+                ready.fingerprint,
+                "--monitor-name", "Nursery", "--name", name,
+            ] + data, acceptsInput: true)
+        try await eventually("the monitor shows a PIN for \(name)", timeout: .seconds(20)) {
+            monitor.output.filter { lan.event($0) == "pin" }.count > shown
+        }
+        let pin = try #require(monitor.output.last { lan.event($0) == "pin" }.flatMap(jsonObject)?["pin"] as? String)
+        pair.send(pin + "\n")
+        #expect(await pair.waitForExit(timeout: .seconds(20)) == 0, "pair \(name): \(pair.errorOutput)")
+        await pair.stop()
+    }
+}
