@@ -149,12 +149,15 @@ bench: deps-test
 	$(SWIFT) build -c release --product toukan
 	$(SWIFT) build -c release --product toukan-server
 	$(SWIFT) build -c release --product toukan-benchmark
+	$(SWIFT) build -c release --product cribcall
+	$(SWIFT) build -c release --product safety-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/sound-detection-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/alert-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/stream-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/quic-benchmark --python $(abspath $(PYTHON))
 	$$($(SWIFT) build -c release --show-bin-path)/bemyears-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/toukan-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/safety-benchmark
 
 fuzz: check-swift
 	./Fuzz/run.sh $(or $(SECONDS),600) $(or $(TARGET),control-channel)

@@ -446,6 +446,13 @@ let tools: [Target] = [
     ),
     tool("bemyears-benchmark", ["BenchmarkSupport", hummingbirdWSClient, nioWebSocket, logging]),
     tool("toukan-benchmark", ["BenchmarkSupport", "ToukanCore", "ToukanUploader", nioCore, nioPosix]),
+    tool(
+        "safety-benchmark",
+        [
+            "AudioCapture", "BenchmarkSupport", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
+            "CribCallStore", "DeviceIdentity", "QUIC", "SafetyDetection", "SoundDetection", "VideoCapture",
+        ]
+    ),
 ]
 
 // MARK: - The package
@@ -461,7 +468,7 @@ let runnable =
     [
         "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark",
         "stream-benchmark",
-        "bemyears-benchmark", "toukan", "toukan-server", "toukan-benchmark",
+        "bemyears-benchmark", "toukan", "toukan-server", "toukan-benchmark", "safety-benchmark",
     ]
 
 let package = Package(
