@@ -241,6 +241,7 @@ let cribCallTargets: [Target] = [
         "Media",
         [
             "GStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection",
+            "VideoCapture",
         ]
     ),
 
@@ -294,7 +295,7 @@ let cribCallTests: [Target] = [
         .adapters, "Media",
         [
             "GStreamer", "CGStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture",
-            "SoundDetection",
+            "SoundDetection", "VideoCapture",
             "CribCallMonitor", "CribCallListener", "CribCallStore", "QUIC",
         ]
     ),

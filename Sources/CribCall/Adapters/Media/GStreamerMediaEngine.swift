@@ -2,6 +2,7 @@ public import AudioCapture
 public import CribCallProtocol
 public import DeviceIdentity
 public import StreamMedia
+public import VideoCapture
 
 /// WebRTC peers on GStreamer 1.22's webrtcbin: Opus senders for the monitor, receivers for the listener
 /// (PROTOCOL.md §9). One pipeline per stream.
@@ -93,9 +94,12 @@ public final class GStreamerMediaEngine: MediaEngine {
         /// What receivers do with the audio. Decoded video is shown (`autovideosink`) only with ``ReceiverOutput/play``
         /// and a display (`DISPLAY` or `WAYLAND_DISPLAY` set); otherwise it is counted and dropped.
         public var receiverOutput: ReceiverOutput
-        /// Where `audio_video` senders take their video; nil: ``VideoSource/test`` for a `test:*` audio source,
-        /// ``VideoSource/v4l2(device:)`` (default camera) otherwise.
+        /// Where `audio_video` senders take their video when there is no ``videoFeed``; nil: ``VideoSource/test``
+        /// for a `test:*` audio source, ``VideoSource/v4l2(device:)`` (default camera) otherwise.
         public var videoSource: VideoSource?
+        /// The shared camera (the safety detectors' ``VideoCapture/liveFeed``): when set, `audio_video` senders
+        /// stream what the detectors watch instead of opening ``videoSource`` (a camera cannot be opened twice).
+        public var videoFeed: LiveVideoFeed?
         /// The size and rate `audio_video` senders encode.
         public var videoFormat: VideoFormat
         /// The video encoder's target bitrate in bits per second (halved, with 480p video, on a weak link).
@@ -137,7 +141,12 @@ public final class GStreamerMediaEngine: MediaEngine {
             audioFeed.map { .feed($0) } ?? .source(audioSource)
         }
 
-        /// The video source `audio_video` senders use.
+        /// Where `audio_video` senders take their video.
+        var senderVideo: WebRTCPipeline.SenderVideo {
+            videoFeed.map { .feed($0) } ?? .source(effectiveVideoSource)
+        }
+
+        /// The video source `audio_video` senders use when there is no ``videoFeed``.
         public var effectiveVideoSource: VideoSource {
             if let videoSource { return videoSource }
             if case .test = audioSource { return .test }
@@ -171,12 +180,11 @@ public final class GStreamerMediaEngine: MediaEngine {
     /// - Throws: ``MediaError`` if the pipeline cannot start (e.g. the audio input cannot be opened), or
     ///   ``MediaError/Code/missingPlugin`` if a video element is not installed.
     public func makeSender(sessionId: String, mediaType: MediaType) async throws -> any MediaPeer {
-        var video: VideoSource?
+        var video: WebRTCPipeline.SenderVideo?
         if mediaType == .audioVideo {
-            video = configuration.effectiveVideoSource
-            let source = configuration.effectiveVideoSource
+            video = configuration.senderVideo
             try MediaError.requireGStreamer(
-                WebRTCPipeline.videoSenderElements(for: source, codec: configuration.videoCodec)
+                WebRTCPipeline.videoSenderElements(for: configuration.senderVideo, codec: configuration.videoCodec)
             )
         }
         return try await GStreamerMediaPeer.start(

@@ -1,4 +1,5 @@
 import CribCallProtocol
+import GStreamer
 import StreamMedia
 import Synchronization
 
@@ -90,6 +91,13 @@ final class GStreamerMediaPeer: MediaPeer {
 
     /// VP8 frames this sender has encoded (0 for an `audio` stream or a receiver).
     var encodedVideoFrames: Int { statistics.encodedVideoFrames.load(ordering: .relaxed) }
+
+    /// A running pipeline's element by name: its factory and the value of a string property (for tests: which
+    /// source a sender's video comes from).
+    func element(named name: String, property: String) -> (factory: String, value: String?)? {
+        guard let element = exited.withLock({ $0.pipeline })?.pipeline.element(named: name) else { return nil }
+        return (element.factoryName, element.string(property))
+    }
 
     /// VP8 frames this receiver has decoded (0 until an offer with video has been answered and frames arrive).
     var decodedVideoFrames: Int { statistics.decodedVideoFrames.load(ordering: .relaxed) }

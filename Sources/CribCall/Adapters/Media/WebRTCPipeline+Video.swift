@@ -1,19 +1,21 @@
 import Foundation
 import GStreamer
 import Synchronization
+import VideoCapture
 
 /// The video half of a peer: an `audio_video` sender's camera (or test pattern) → encoder → payloader branch (with
 /// the weak-link downscale), and a receiver's depayloader → decoder → display (or counting sink).
 extension WebRTCPipeline {
     /// The elements an `audio_video` sender needs for its video from `source`, encoded with `codec`.
     static func videoSenderElements(
-        for source: GStreamerMediaEngine.VideoSource,
+        for source: SenderVideo,
         codec: GStreamerMediaEngine.VideoCodec = .automatic
     ) -> [String] {
         let tail = ["videoconvert", "videoscale", "capsfilter", "queue"] + codec.resolved.senderElements
         switch source {
-        case .test: return ["videotestsrc"] + tail
-        case .v4l2: return ["v4l2src", "videorate"] + tail
+        case .source(.test): return ["videotestsrc"] + tail
+        case .source(.v4l2): return ["v4l2src", "videorate"] + tail
+        case .feed: return ["intervideosrc", "videorate"] + tail
         }
     }
 
@@ -44,19 +46,25 @@ extension WebRTCPipeline {
     /// are `x264enc ! video/x-h264,profile=constrained-baseline ! rtph264pay` (payload type 102) or `vp8enc !
     /// rtpvp8pay` (96), after ``Configuration/videoCodec``.
     static func buildVideoBranch(
-        _ source: GStreamerMediaEngine.VideoSource,
+        _ source: SenderVideo,
         configuration: GStreamerMediaEngine.Configuration,
         into pipeline: Pipeline,
         webrtc: WebRTCBin
     ) throws(MediaError) {
         var chain: [Element] = []
         switch source {
-        case .test:
+        case .source(.test):
             let element = try make("videotestsrc", "video-source", in: pipeline)
             element.set("is-live", true)
             element.set("pattern", parsing: "ball")
             chain.append(element)
-        case .v4l2(let device):
+        case .feed(let feed):
+            // The capture's frames at the camera's own rate (black after 1 s without any: never a frozen picture
+            // shown as live), brought to the configured rate.
+            let element = try make("intervideosrc", "video-source", in: pipeline)
+            element.set("channel", feed.channel)
+            chain += [element, try make("videorate", "video-rate", in: pipeline)]
+        case .source(.v4l2(let device)):
             let element = try make("v4l2src", "video-source", in: pipeline)
             if let device { element.set("device", device) }
             // Cameras offer fixed rates: drop or duplicate frames to the configured one.

@@ -6,6 +6,7 @@ import GStreamer
 import SoundDetection
 import StreamMedia
 import Synchronization
+import VideoCapture
 
 /// One run of one WebRTC peer: a GstPipeline around a `webrtcbin`.
 ///
@@ -35,7 +36,7 @@ import Synchronization
 final class WebRTCPipeline: Sendable {
     enum Role: Sendable {
         /// A sender of the audio and, for an `audio_video` stream, of video too.
-        case sender(SenderAudio, video: GStreamerMediaEngine.VideoSource?)
+        case sender(SenderAudio, video: SenderVideo?)
         case receiver(GStreamerMediaEngine.ReceiverOutput)
 
         var isSender: Bool {
@@ -92,6 +93,21 @@ final class WebRTCPipeline: Sendable {
         case feed(LiveAudioFeed)
     }
 
+    /// Where an `audio_video` sender's video comes from.
+    enum SenderVideo: Sendable, CustomStringConvertible {
+        /// Its own GStreamer source (the camera or the test pattern).
+        case source(GStreamerMediaEngine.VideoSource)
+        /// The shared camera: `intervideosrc` on the capture's ``LiveVideoFeed`` channel.
+        case feed(LiveVideoFeed)
+
+        var description: String {
+            switch self {
+            case .source(let source): return "\(source)"
+            case .feed: return "the camera the safety detectors watch"
+            }
+        }
+    }
+
     let role: Role
     let sessionId: String
     let configuration: GStreamerMediaEngine.Configuration
@@ -106,6 +122,8 @@ final class WebRTCPipeline: Sendable {
     private let onExit: @Sendable () -> Void
     /// A feed-fed sender's registration with the shared microphone; cancelled first thing in the teardown.
     private let feedSubscription: LiveAudioFeed.Subscription?
+    /// A sender's hold on the shared camera's live video (opens its valve); cancelled in the teardown.
+    private let videoViewer: LiveVideoFeed.Viewer?
 
     /// Builds the pipeline (in NULL) and installs its callbacks. Call ``start()`` right after.
     init(
@@ -138,6 +156,11 @@ final class WebRTCPipeline: Sendable {
             feedSubscription = feed.subscribe { frame in pusher.push(frame.samples) }
         } else {
             feedSubscription = nil
+        }
+        if case .sender(_, .feed(let feed)?) = role {
+            videoViewer = feed.watch()
+        } else {
+            videoViewer = nil
         }
         installCallbacks()
     }
@@ -176,6 +199,7 @@ final class WebRTCPipeline: Sendable {
     private func run() {
         let reason = drive()
         feedSubscription?.cancel()
+        videoViewer?.cancel()
         // NULL, the bus flushed, the last reference dropped: every element is finalised (those we hold a
         // reference to once it is released below), which releases the callbacks and their hold on `self`.
         pipeline.tearDown()

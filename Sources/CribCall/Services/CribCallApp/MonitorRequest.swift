@@ -91,14 +91,25 @@ public struct MonitorRequest: Sendable {
                 "\(error) — is another monitor running on port \(port)? Choose one with --port.")
         }
         let log = Logger(label: "cribcall monitor")
+        // With --safety the detectors open the camera; live video streams watch it through them (a camera opens
+        // once).
+        var camera: VideoCapture?
+        if safety {
+            do {
+                camera = try VideoCapture(source: Self.camera(video, audio: source))
+            } catch {
+                throw CommandFailure.usage("\(error.message); or run without --safety")
+            }
+        }
         // Live streams (WebRTC through GStreamer) carry the microphone sound detection listens to (one device,
         // shared); without the plugins the monitor still alerts, and says why not.
         let media: (any MediaEngine)?
         do {
-            media = try GStreamerMediaEngine(
-                configuration: .init(
-                    dtlsCertificate: dtls, audioSource: source, audioFeed: input.liveFeed, iceAddresses: iceAddresses,
-                    videoSource: video))
+            var configuration = GStreamerMediaEngine.Configuration(
+                dtlsCertificate: dtls, audioSource: source, audioFeed: input.liveFeed, iceAddresses: iceAddresses,
+                videoSource: video)
+            configuration.videoFeed = camera?.liveFeed
+            media = try GStreamerMediaEngine(configuration: configuration)
         } catch {
             log.warning("live streaming is off: \(error)")
             media = nil
@@ -122,13 +133,7 @@ public struct MonitorRequest: Sendable {
             }
         }
         var watching: Task<Void, Never>?
-        if safety {
-            let camera: VideoCapture
-            do {
-                camera = try VideoCapture(source: Self.camera(video, audio: source))
-            } catch {
-                throw CommandFailure.usage("\(error.message); or run without --safety")
-            }
+        if let camera {
             if !camera.detectsFaces {
                 log.warning("no face detection (install gstreamer1.0-opencv and opencv-data): faces are not judged")
             }

@@ -5,6 +5,7 @@ import Synchronization
 /// A camera (or a test pattern, a file, pushed frames) captured continuously at a low rate for analysis: small
 /// grey frames (160 pixels wide, 5 a second by default), the faces OpenCV's Haar cascade finds in each (through
 /// GStreamer's `facedetect`, gstreamer1.0-opencv), and the latest frame as a small JPEG. Nothing is written to disk.
+/// Live streams in the same process watch the same camera at full rate through ``liveFeed``.
 ///
 /// When the camera goes away (unplugged, its pipeline fails, the video ends) ``events()`` says so at once with the
 /// reason, and the capture tries again every ``Configuration/retryInterval`` until it is stopped.
@@ -27,6 +28,18 @@ public final class VideoCapture: Sendable {
         /// JPEG quality of the kept picture (0…100).
         public var pictureQuality = 70
         public var retryInterval: Duration = .seconds(2)
+        /// The largest size a camera is opened at (it offers its largest up to this).
+        public var cameraMaximum = CameraSize(width: 1280, height: 720)
+
+        public struct CameraSize: Sendable, Hashable {
+            public var width: Int
+            public var height: Int
+
+            public init(width: Int, height: Int) {
+                self.width = width
+                self.height = height
+            }
+        }
 
         /// Debian's frontal-face cascade (opencv-data).
         public static let defaultFaceProfile = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
@@ -86,6 +99,8 @@ public final class VideoCapture: Sendable {
     public let configuration: Configuration
     /// Whether faces are looked for (a profile is set, the cascade file exists and `facedetect` is installed).
     public let detectsFaces: Bool
+    /// The video at full size and rate for live streams in this process (the camera is opened only here).
+    public let liveFeed = LiveVideoFeed()
     private let continuation: AsyncStream<Event>.Continuation
     private let stream: Mutex<AsyncStream<Event>?>
     private let shared = Mutex(Shared())
@@ -166,7 +181,7 @@ public final class VideoCapture: Sendable {
             let run: VideoCapturePipeline
             do {
                 run = try VideoCapturePipeline(
-                    source: source, configuration: configuration, detectsFaces: detectsFaces,
+                    source: source, configuration: configuration, liveFeed: liveFeed, detectsFaces: detectsFaces,
                     onFrame: { [continuation, configuration] frame in
                         continuation.yield(.frame(Self.normalised(frame, configuration: configuration)))
                     },

@@ -4,12 +4,16 @@ import Synchronization
 
 /// One run of a video capture pipeline:
 ///
-/// `<source> ! videoconvert ! videoscale ! videorate ! video/x-raw,width=W,pixel-aspect-ratio=1/1,framerate=F/1
-///  ! videoconvert ! video/x-raw,format=RGB [! facedetect] ! tee`, then
-/// `tee. ! queue ! videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=G ! appsink` (the frames) and
-/// `tee. ! queue ! videoconvert ! jpegenc ! appsink` (the latest picture, kept as evidence),
-/// where `<source>` is `v4l2src`, `videotestsrc`, `filesrc ! decodebin` or `appsrc`. Elements are made and set
-/// through properties: no user text is parsed as pipeline syntax.
+/// `<source> ! tee name=raw`, then
+/// `raw. ! queue ! videorate ! videoconvert ! videoscale ! video/x-raw,width=W,pixel-aspect-ratio=1/1,framerate=F/1
+///  ! videoconvert ! video/x-raw,format=RGB [! facedetect] ! tee name=split` (the analysis: the rate drops first, so
+/// the dropped frames cost nothing),
+/// `split. ! queue ! videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=G ! appsink` (the frames),
+/// `split. ! queue ! videoconvert ! jpegenc ! appsink` (the latest picture, kept as evidence) and
+/// `raw. ! valve ! queue ! intervideosink channel=…` (the full-rate ``LiveVideoFeed``, open only while watched),
+/// where `<source>` is `v4l2src ! video/x-raw,width≤1280,height≤720`, `videotestsrc ! video/x-raw,640×480,15 fps`,
+/// `filesrc ! decodebin` or `appsrc`. Elements are made and set through properties: no user text is parsed as
+/// pipeline syntax.
 ///
 /// Faces: `facedetect` posts one element message per frame (`faces`, in its frame's pixels, with the frame's
 /// timestamp) before the frame goes on. The message is read on the run thread and the frame reaches the appsink on
@@ -33,6 +37,7 @@ final class VideoCapturePipeline: Sendable {
 
     let source: VideoSourceSpec
     private let configuration: VideoCapture.Configuration
+    private let liveFeed: LiveVideoFeed
     private let pipeline: Pipeline
     private let appSource: AppSource?
     private let detectsFaces: Bool
@@ -45,22 +50,25 @@ final class VideoCapturePipeline: Sendable {
     /// Builds the pipeline (NULL: nothing runs yet).
     /// - Throws: ``VideoCaptureError`` when GStreamer or an element is missing.
     init(
-        source: VideoSourceSpec, configuration: VideoCapture.Configuration, detectsFaces: Bool,
-        onFrame: @escaping @Sendable (VideoCapture.Frame) -> Void,
+        source: VideoSourceSpec, configuration: VideoCapture.Configuration, liveFeed: LiveVideoFeed,
+        detectsFaces: Bool, onFrame: @escaping @Sendable (VideoCapture.Frame) -> Void,
         onPicture: @escaping @Sendable (VideoCapture.Picture) -> Void,
         onPlaying: @escaping @Sendable () -> Void
     ) throws(VideoCaptureError) {
         self.source = source
         self.configuration = configuration
+        self.liveFeed = liveFeed
         self.detectsFaces = detectsFaces
         self.onFrame = onFrame
         self.onPicture = onPicture
         self.onPlaying = onPlaying
         do {
-            let elements = try Self.build(source, configuration: configuration, faces: detectsFaces)
+            let elements = try Self.build(
+                source, configuration: configuration, channel: liveFeed.channel, faces: detectsFaces)
             pipeline = elements.pipeline
             appSource = elements.appsrc.map(AppSource.init)
             install(elements)
+            liveFeed.attach(valve: elements.valve)
         } catch {
             throw VideoCaptureError(
                 code: error.code == .missingElements ? .missingPlugin : .pipelineFailed, message: error.message)
@@ -72,8 +80,10 @@ final class VideoCapturePipeline: Sendable {
     private struct Elements {
         var pipeline: Pipeline
         var decoder: Element?
-        var convert: Element
+        /// Where a decoder's video pad is linked.
+        var head: Element
         var appsrc: Element?
+        var valve: Element
         var frames: Element
         var pictures: Element
     }
@@ -86,12 +96,14 @@ final class VideoCapturePipeline: Sendable {
         case .file: head = ["filesrc", "decodebin"]
         case .pushed: head = ["appsrc"]
         }
-        return head + ["videoconvert", "videoscale", "videorate", "capsfilter", "tee", "queue", "jpegenc", "appsink"]
-            + (faces ? ["facedetect"] : [])
+        return head + [
+            "videoconvert", "videoscale", "videorate", "capsfilter", "tee", "queue", "jpegenc", "appsink", "valve",
+            "intervideosink",
+        ] + (faces ? ["facedetect"] : [])
     }
 
     private static func build(
-        _ source: VideoSourceSpec, configuration: VideoCapture.Configuration, faces: Bool
+        _ source: VideoSourceSpec, configuration: VideoCapture.Configuration, channel: String, faces: Bool
     ) throws(GStreamerError) -> Elements {
         try GStreamer.requireElements(requiredElements(for: source, faces: faces))
         let pipeline = try Pipeline(name: "homeapps-video-capture")
@@ -102,14 +114,22 @@ final class VideoCapturePipeline: Sendable {
         case .camera(let device):
             let camera = try pipeline.make("v4l2src", name: "source")
             if let device { camera.set("device", device) }
-            chain.append(camera)
+            // At most 720p: enough for a live stream, and a 4K camera would cost a core in conversions.
+            let limit = try pipeline.make("capsfilter", name: "camera-size")
+            limit.set(
+                "caps",
+                parsing: "video/x-raw,width=[1,\(configuration.cameraMaximum.width)],"
+                    + "height=[1,\(configuration.cameraMaximum.height)]")
+            chain += [camera, limit]
         case .test:
             let test = try pipeline.make("videotestsrc", name: "source")
             test.set("is-live", true)
             // A moving ball on a grey background: a picture with light and shape in it, always moving.
             test.set("pattern", parsing: "ball")
             test.set("background-color", UInt32(0xFF80_8080))
-            chain.append(test)
+            let format = try pipeline.make("capsfilter", name: "test-format")
+            format.set("caps", parsing: "video/x-raw,format=I420,width=640,height=480,framerate=15/1")
+            chain += [test, format]
         case .file(let path):
             let file = try pipeline.make("filesrc", name: "source")
             file.set("location", path)
@@ -128,10 +148,34 @@ final class VideoCapturePipeline: Sendable {
             appsrc = pushed
             chain.append(pushed)
         }
-        let convert = try pipeline.make("videoconvert", name: "convert")
-        let scale = try pipeline.make("videoscale", name: "scale")
+        let raw = try pipeline.make("tee", name: "raw")
+        chain.append(raw)
+        // For a file, decodebin → raw is linked when it exposes its video pad.
+        try pipeline.link(chain)
+
+        // The live feed: nothing passes the valve while nobody watches; the sink never waits (a closed valve
+        // must not hold the pipeline in PAUSED) and keeps only the newest frame.
+        let valve = try pipeline.make("valve", name: "live-valve")
+        valve.set("drop", true)
+        let liveQueue = try leakyQueue("live-queue", in: pipeline)
+        let live = try pipeline.make("intervideosink", name: "live")
+        live.set("channel", channel)
+        live.set("sync", false)
+        live.set("async", false)
+        try pipeline.link([raw, valve, liveQueue, live])
+
+        // A live source's analysis keeps up or loses frames (never delaying the live branch); pushed frames and a
+        // file's wait for it.
+        let analysisQueue: Element
+        switch source {
+        case .camera, .test: analysisQueue = try leakyQueue("analysis-queue", in: pipeline)
+        case .file, .pushed: analysisQueue = try pipeline.make("queue", name: "analysis-queue")
+        }
+        chain = [raw, analysisQueue]
         let rate = try pipeline.make("videorate", name: "rate")
         rate.set("drop-only", true)
+        let convert = try pipeline.make("videoconvert", name: "convert")
+        let scale = try pipeline.make("videoscale", name: "scale")
         let size = try pipeline.make("capsfilter", name: "size")
         size.set(
             "caps",
@@ -140,7 +184,7 @@ final class VideoCapturePipeline: Sendable {
         let toRGB = try pipeline.make("videoconvert", name: "to-rgb")
         let rgb = try pipeline.make("capsfilter", name: "rgb")
         rgb.set("caps", parsing: "video/x-raw,format=RGB")
-        chain += [convert, scale, rate, size, toRGB, rgb]
+        chain += [rate, convert, scale, size, toRGB, rgb]
         if faces {
             let detector = try pipeline.make("facedetect", name: "faces")
             detector.set("display", false)
@@ -151,7 +195,6 @@ final class VideoCapturePipeline: Sendable {
         }
         let tee = try pipeline.make("tee", name: "split")
         chain.append(tee)
-        // For a file, decodebin → convert is linked when it exposes its video pad.
         try pipeline.link(chain)
 
         let frameQueue = try leakyQueue("frame-queue", in: pipeline)
@@ -169,7 +212,7 @@ final class VideoCapturePipeline: Sendable {
         let pictures = try pipeline.make("appsink", name: "pictures")
         try pipeline.link([tee, pictureQueue, pictureConvert, encoder, pictures])
         return Elements(
-            pipeline: pipeline, decoder: decoder, convert: convert, appsrc: appsrc, frames: frames,
+            pipeline: pipeline, decoder: decoder, head: raw, appsrc: appsrc, valve: valve, frames: frames,
             pictures: pictures)
     }
 
@@ -199,7 +242,7 @@ final class VideoCapturePipeline: Sendable {
             return .ok
         }
         if let decoder = elements.decoder {
-            let target = elements.convert.staticPad("sink")
+            let target = elements.head.staticPad("sink")
             decoder.onPadAdded { [self] pad in
                 guard pad.mediaType?.hasPrefix("video/") == true, let target, !target.isLinked else { return }
                 if pad.link(to: target) { state.withLock { $0.linkedVideo = true } }
@@ -277,6 +320,7 @@ final class VideoCapturePipeline: Sendable {
     /// Runs the pipeline until it fails, ends, or is stopped; returns why it ended (nil: asked to stop).
     func run() -> VideoCaptureError? {
         let outcome = drive()
+        liveFeed.attach(valve: nil)
         pipeline.tearDown()
         return outcome
     }

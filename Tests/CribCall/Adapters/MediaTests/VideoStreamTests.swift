@@ -4,8 +4,10 @@ import DeviceIdentity
 import Foundation
 import SoundDetection
 import StreamMedia
+import Synchronization
 import TestSupport
 import Testing
+import VideoCapture
 
 @testable import Media
 
@@ -192,6 +194,44 @@ struct VideoStreamTests {
         print(
             "Swift weak link: sent \(sent.sentSizes), decoded \(decoded.decodedSizes), "
                 + "\(decoded.decodedFrames(at: hd)) frames at 720p, \(decoded.decodedFrames(at: reduced)) at 480p")
+    }
+
+    @Test("with the safety detectors' camera shared, a stream watches it (one camera open) and the analysis goes on")
+    func sharedCamera() async throws {
+        let camera = try VideoCapture(source: .test)
+        let analysed = Mutex(0)
+        let events = camera.events()
+        let counting = Task {
+            for await event in events { if case .frame = event { analysed.withLock { $0 += 1 } } }
+        }
+        camera.start()
+        defer {
+            camera.stop()
+            counting.cancel()
+        }
+        var configuration = GStreamerMediaEngine.Configuration(
+            dtlsCertificate: try MediaTestSupport.certificate(), audioSource: .test(.cry),
+            iceAddresses: ["127.0.0.1"], videoFormat: Self.smallVideo, videoBitrate: 300_000)
+        configuration.videoFeed = camera.liveFeed
+        let monitor = try GStreamerMediaEngine(configuration: configuration)
+        // The sender's recorder forwards its offer and candidates: it must live as long as the stream.
+        let (sender, receiver, senderEvents, receiverEvents) = try await Self.connect(
+            monitor, try Self.listenerEngine(), "video-shared")
+        #expect(await receiverEvents.first(where: \.isFlowing) != nil, "no audio: \(receiverEvents.events)")
+        let senderPeer = try #require(sender as? GStreamerMediaPeer)
+        let source = try #require(senderPeer.element(named: "video-source", property: "channel"))
+        #expect(source.factory == "intervideosrc" && source.value == camera.liveFeed.channel, "\(source)")
+        #expect(camera.liveFeed.viewerCount == 1)
+        let before = analysed.withLock { $0 }
+        let frames = await Self.decodedFrames(
+            try #require(receiver as? GStreamerMediaPeer), atLeast: 10, within: .seconds(15))
+        #expect(frames >= 10, "the receiver decoded \(frames) frames of the shared camera")
+        #expect(analysed.withLock { $0 } > before, "the detectors' frames stopped while the stream ran")
+        await receiver.stop()
+        await sender.stop()
+        #expect(await senderEvents.finished())
+        #expect(await MediaTestSupport.released(sender))
+        #expect(camera.liveFeed.viewerCount == 0, "the stream's end closes the camera's live branch")
     }
 
     @Test("an audio sender still offers audio only, and an audio_video one from a missing camera fails clearly")

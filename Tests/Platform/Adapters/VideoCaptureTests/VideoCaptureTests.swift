@@ -1,4 +1,5 @@
 import Foundation
+import GStreamer
 import Synchronization
 import TestSupport
 import Testing
@@ -112,6 +113,85 @@ struct VideoCaptureTests {
         #expect(reason.contains("camera /dev/video-none is not available"), "\(reason)")
         #expect(reason.contains("v4l2-ctl --list-devices"))
         #expect(events.frames.isEmpty)
+    }
+
+    /// What an `intervideosrc` on a channel shows: the size and mean level of each frame, in grey.
+    final class ChannelWatcher: Sendable {
+        struct Seen: Sendable {
+            var width: Int
+            var height: Int
+            var meanLevel: Double
+        }
+
+        private let pipeline: Pipeline
+        private let seen = Mutex<[Seen]>([])
+
+        init(channel: String) throws {
+            pipeline = try Pipeline(name: "test-channel-watcher")
+            let source = try pipeline.make("intervideosrc", name: "source")
+            source.set("channel", channel)
+            let convert = try pipeline.make("videoconvert", name: "convert")
+            let sink = try pipeline.make("appsink", name: "sink")
+            try pipeline.link([source, convert, sink])
+            sink.configureAppSink(caps: "video/x-raw,format=GRAY8", sync: false) { [weak self] sample in
+                if let pixels = sample.bytes(), let size = sample.videoSize, !pixels.isEmpty {
+                    let mean = Double(pixels.reduce(0) { $0 + Int($1) }) / Double(pixels.count)
+                    self?.seen.withLock { $0.append(Seen(width: size.width, height: size.height, meanLevel: mean)) }
+                }
+                return .ok
+            }
+            guard pipeline.setState(.playing) else { throw PipelineRefused() }
+        }
+
+        struct PipelineRefused: Error {}
+
+        /// The frames seen from now on.
+        func mark() -> Int { seen.withLock { $0.count } }
+
+        func frames(since mark: Int) -> [Seen] { seen.withLock { Array($0.dropFirst(mark)) } }
+
+        func stop() { pipeline.tearDown() }
+    }
+
+    @Test("the live feed: a stream in the process sees the camera at full size only while it watches; black after")
+    func liveFeed() async throws {
+        let capture = try VideoCapture(source: .test)
+        let events = Events(capture)
+        capture.start()
+        defer { capture.stop() }
+        let feed = capture.liveFeed
+        let watcher = try ChannelWatcher(channel: feed.channel)
+        defer { watcher.stop() }
+        try await eventually("the capture's first frames", timeout: .seconds(30)) { events.frames.count >= 2 }
+
+        // Nobody watches: the valve is shut, the channel shows only black (I420 black is level 16).
+        var mark = watcher.mark()
+        try await eventually("frames on the channel", timeout: .seconds(30)) { watcher.frames(since: mark).count >= 5 }
+        #expect(watcher.frames(since: mark).allSatisfy { $0.meanLevel < 30 }, "\(watcher.frames(since: mark))")
+        #expect(feed.viewerCount == 0)
+
+        // Watching: the test pattern (a ball on grey) at its full 640×480, while the analysis goes on.
+        let viewer = feed.watch()
+        #expect(feed.viewerCount == 1)
+        try await eventually("the picture on the channel", timeout: .seconds(30)) {
+            watcher.frames(since: watcher.mark() - 1).last.map { $0.width == 640 && $0.meanLevel > 80 } == true
+        }
+        let analysed = events.frames.count
+        mark = watcher.mark()
+        try await eventually("more of both", timeout: .seconds(30)) {
+            watcher.frames(since: mark).count >= 10 && events.frames.count >= analysed + 3
+        }
+        #expect(watcher.frames(since: mark).allSatisfy { $0.width == 640 && $0.height == 480 })
+        #expect(events.frames.last.map { $0.width == 160 && $0.height == 120 } == true)
+
+        // The last viewer gone: the valve shuts, and the channel turns black (never a frozen picture).
+        viewer.cancel()
+        viewer.cancel()
+        #expect(feed.viewerCount == 0)
+        try await eventually("black on the channel again", timeout: .seconds(30)) {
+            watcher.frames(since: watcher.mark() - 1).last.map { $0.meanLevel < 30 } == true
+        }
+        #expect(events.losses.isEmpty)
     }
 
     @Test("--video-source forms, and the refusal of an unknown one")
