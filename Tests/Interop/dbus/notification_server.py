@@ -3,22 +3,44 @@
 
 Connects to the bus at --address, owns org.freedesktop.Notifications, and prints one JSON object per line on
 stdout: {"event": "ready", ...} once the name is owned, then {"event": "notify", ...} for every Notify call with
-its arguments (app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout) and the id it
-returned. Ids increase from 1; a Notify that replaces a known id keeps that id, as the specification says.
+its arguments (app_name, replaces_id, app_icon, summary, body, actions — the flat [key, label, ...] list as
+received —, hints, expire_timeout) and the id it returned. Ids increase from 1; a Notify that replaces a known id
+keeps that id, as the specification says.
 
 --no-reply-to-notify records Notify calls but never answers them (a hung daemon).
---capabilities lists what GetCapabilities returns (comma-separated).
+--capabilities lists what GetCapabilities returns (comma-separated; add "actions" for action buttons).
+--click KEY plays a user who clicks the button KEY: right after answering a Notify whose actions contain KEY,
+    the server emits ActionInvoked(id, KEY) and then NotificationClosed(id, 2), as unicast signals to the caller
+    (as gnome-shell and dunst do), and prints {"event": "clicked", ...}.
+--broadcast-signals emits those signals without a destination instead (servers that broadcast).
+--signals-before-reply sends them (and the decoys) before the Notify reply instead of after it: the bus delivers
+    them first, so the caller's libdbus has read and queued them by the time it returns the reply.
+Before the genuine ActionInvoked of --click, each of these sends a decoy a client must ignore, with the key of
+--decoy KEY (default: the clicked key; give another key the notification offers, so that a decoy taken for a click
+would show):
+--forge-first: a second connection (another unique name, not the owner of the service) sends ActionInvoked(id,
+    DECOY) to the caller and as a broadcast, then waits for a reply from the bus to a call made after them, so that
+    the bus has delivered both forged signals before the genuine one is even sent.
+--unknown-id-first: the server sends ActionInvoked(DECOY) for an id it has not given to anyone and will not (a
+    million above the next one: the next one may be the caller's next notification, and the caller cannot know
+    whether a signal it reads with a Notify reply was sent before it).
+--malformed-first: the server sends ActionInvoked with the wrong signatures (ss) and (u).
+--click-after-close: after NotificationClosed, the server sends ActionInvoked(id, KEY) again, for a closed id.
+Every signal sent is printed as {"event": "signal", ...}.
 """
 import argparse
 import json
 import sys
 
-from jeepney import HeaderFields, MessageType, new_error, new_method_return
+from jeepney import DBusAddress, HeaderFields, MessageType, new_error, new_method_return, new_signal
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
 NAME = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
+EMITTER = DBusAddress(PATH, interface=NAME)
+DISMISSED = 2  # NotificationClosed reason: dismissed by the user
+UNKNOWN_ID_OFFSET = 1_000_000
 
 
 def emit(**fields):
@@ -39,11 +61,28 @@ def plain(value):
     return value
 
 
+def send_signal(connection, member, signature, body, destination, by="owner"):
+    """Sends a signal of the notification interface; destination None broadcasts it."""
+    signal = new_signal(EMITTER, member, signature, body)
+    if destination is not None:
+        signal.header.fields[HeaderFields.destination] = destination
+    connection.send(signal)
+    emit(event="signal", member=member, signature=signature, body=list(body), destination=destination, by=by)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
     parser.add_argument("--no-reply-to-notify", action="store_true")
     parser.add_argument("--capabilities", default="body,persistence")
+    parser.add_argument("--click", metavar="KEY")
+    parser.add_argument("--decoy", metavar="KEY")
+    parser.add_argument("--broadcast-signals", action="store_true")
+    parser.add_argument("--signals-before-reply", action="store_true")
+    parser.add_argument("--forge-first", action="store_true")
+    parser.add_argument("--unknown-id-first", action="store_true")
+    parser.add_argument("--malformed-first", action="store_true")
+    parser.add_argument("--click-after-close", action="store_true")
     args = parser.parse_args()
 
     connection = open_dbus_connection(bus=args.address)
@@ -51,11 +90,34 @@ def main():
     if reply.body[0] != 1:  # 1: primary owner
         emit(event="error", message="could not own " + NAME, code=reply.body[0])
         return 1
-    emit(event="ready", name=NAME, unique=connection.unique_name)
+    forger = open_dbus_connection(bus=args.address) if args.forge_first else None
+    emit(event="ready", name=NAME, unique=connection.unique_name,
+         forger=forger.unique_name if forger is not None else None)
 
     next_id = 1
     shown = set()
     capabilities = [c for c in args.capabilities.split(",") if c]
+
+    def click(notification_id, caller):
+        destination = None if args.broadcast_signals else caller
+        key = args.click
+        decoy = args.decoy or key
+        if forger is not None:
+            send_signal(forger, "ActionInvoked", "us", (notification_id, decoy), caller, by="forger")
+            send_signal(forger, "ActionInvoked", "us", (notification_id, decoy), None, by="forger")
+            forger.send_and_get_reply(message_bus.GetId())  # the bus has routed both signals before it answers
+        if args.unknown_id_first:
+            send_signal(connection, "ActionInvoked", "us", (next_id + UNKNOWN_ID_OFFSET, decoy), destination)
+        if args.malformed_first:
+            send_signal(connection, "ActionInvoked", "ss", (str(notification_id), decoy), destination)
+            send_signal(connection, "ActionInvoked", "u", (notification_id,), destination)
+        send_signal(connection, "ActionInvoked", "us", (notification_id, key), destination)
+        send_signal(connection, "NotificationClosed", "uu", (notification_id, DISMISSED), destination)
+        shown.discard(notification_id)
+        if args.click_after_close:
+            send_signal(connection, "ActionInvoked", "us", (notification_id, key), destination)
+        emit(event="clicked", id=notification_id, key=key)
+
     while True:
         message = connection.receive()
         header = message.header
@@ -86,8 +148,13 @@ def main():
                  replaces_id=replaces_id, app_icon=app_icon, summary=summary, body=body, actions=list(actions),
                  hints={k: plain(v) for k, v in hints.items()}, expire_timeout=expire_timeout,
                  id=None if args.no_reply_to_notify else notification_id)
+            clicked = args.click is not None and args.click in list(actions)[0::2]
+            if clicked and args.signals_before_reply:
+                click(notification_id, header.fields.get(HeaderFields.sender))
             if not args.no_reply_to_notify:
                 connection.send(new_method_return(message, "u", (notification_id,)))
+                if clicked and not args.signals_before_reply:
+                    click(notification_id, header.fields.get(HeaderFields.sender))
         else:
             connection.send(new_error(message, "org.freedesktop.DBus.Error.UnknownMethod", "s", (member or "",)))
 

@@ -17,6 +17,12 @@ public struct DesktopNotification: Sendable, Hashable {
     public var icon: String
     /// When the server should close it by itself.
     public var expiration: Expiration
+    /// The buttons offered on it, in order; at most ``maximumActions`` are shown, and only by servers that support
+    /// actions. A click arrives as an ``Invocation`` from ``NotificationPresenter/actionInvocations()``.
+    public var actions: [Action]
+
+    /// How many ``actions`` a presenter sends; later ones are left out.
+    public static let maximumActions = 3
 
     /// Creates a notification.
     ///
@@ -28,6 +34,7 @@ public struct DesktopNotification: Sendable, Hashable {
     ///   - tag: Notifications with the same tag replace each other.
     ///   - icon: A freedesktop icon name.
     ///   - expiration: When the server should close it by itself.
+    ///   - actions: The buttons offered on it (at most ``maximumActions`` are sent).
     public init(
         summary: String,
         body: String = "",
@@ -35,7 +42,8 @@ public struct DesktopNotification: Sendable, Hashable {
         category: Category? = nil,
         tag: String? = nil,
         icon: String = "audio-input-microphone",
-        expiration: Expiration = .serverDefault
+        expiration: Expiration = .serverDefault,
+        actions: [Action] = []
     ) {
         self.summary = summary
         self.body = body
@@ -44,6 +52,7 @@ public struct DesktopNotification: Sendable, Hashable {
         self.tag = tag
         self.icon = icon
         self.expiration = expiration
+        self.actions = actions
     }
 }
 
@@ -79,6 +88,51 @@ extension DesktopNotification {
         public static let networkError: Self = "network.error"
         /// An instant message arrived.
         public static let imReceived: Self = "im.received"
+    }
+
+    /// A button on a notification (an action of the freedesktop specification).
+    ///
+    /// The key comes back in the ``Invocation`` when the user clicks the button; the label is what the button says.
+    /// Both are sanitised and bounded to 64 bytes before they are sent; an action whose key is empty (or repeats an
+    /// earlier key) is left out. By convention the key `default` is the click on the notification itself, and
+    /// servers do not show its label.
+    public struct Action: Sendable, Hashable {
+        /// What identifies the action in an ``Invocation``, e.g. `okay`.
+        public var key: String
+        /// What the button says, e.g. `I'm on it`.
+        public var label: String
+
+        /// Creates an action.
+        ///
+        /// - Parameters:
+        ///   - key: What identifies the action when it is invoked.
+        ///   - label: What the button says.
+        public init(key: String, label: String) {
+            self.key = key
+            self.label = label
+        }
+    }
+
+    /// The user clicked an ``Action`` on a notification this presenter showed.
+    public struct Invocation: Sendable, Hashable {
+        /// The presenter's id of the notification (what ``NotificationPresenter/notify(_:)`` returned).
+        public var notificationId: UInt32
+        /// The ``DesktopNotification/tag`` of the notification, if it had one.
+        public var tag: String?
+        /// The ``Action/key`` of the action, as sent.
+        public var key: String
+
+        /// Creates an invocation.
+        ///
+        /// - Parameters:
+        ///   - notificationId: The id of the notification.
+        ///   - tag: Its tag, if it had one.
+        ///   - key: The key of the action.
+        public init(notificationId: UInt32, tag: String?, key: String) {
+            self.notificationId = notificationId
+            self.tag = tag
+            self.key = key
+        }
     }
 
     /// When the notification server closes a notification by itself.

@@ -8,6 +8,11 @@ import Synchronization
 /// there is no session bus or no notification server. Every call returns within ``timeout`` even when the server
 /// hangs; at most ``maximumPending`` calls wait behind a hung server, later ones fail at once with
 /// ``DesktopNotificationError/Code/busy`` so a stuck daemon can never hold up the caller or use up memory.
+///
+/// Notifications carry their ``DesktopNotification/actions`` as buttons when the server has the `actions`
+/// capability; clicks arrive from ``actionInvocations()``. Only the `ActionInvoked` signals of the connection that
+/// owns `org.freedesktop.Notifications`, for a notification this notifier showed that is still open and offered
+/// that key, count; every other signal is ignored.
 public final class FreedesktopNotifier: NotificationPresenter {
     /// What the notification server says about itself (`GetServerInformation`).
     public struct ServerInformation: Sendable, Hashable {
@@ -28,7 +33,7 @@ public final class FreedesktopNotifier: NotificationPresenter {
 
     /// The server this notifier talks to.
     public let server: ServerInformation
-    /// The server's optional capabilities (`GetCapabilities`), e.g. `body`, `body-markup`, `persistence`.
+    /// The server's optional capabilities (`GetCapabilities`), e.g. `actions`, `body`, `body-markup`, `persistence`.
     public let capabilities: Set<String>
     /// The `app_name` sent with every notification.
     public let applicationName: String
@@ -36,6 +41,8 @@ public final class FreedesktopNotifier: NotificationPresenter {
     public let timeout: Duration
 
     private let bus: SessionBusConnection
+    /// Which notifications can be clicked, and the invocation streams (internal for tests).
+    let router: NotificationActionRouter
     private let state = Mutex(State())
 
     private struct State {
@@ -47,14 +54,19 @@ public final class FreedesktopNotifier: NotificationPresenter {
     private static let path = "/org/freedesktop/Notifications"
 
     private init(
-        bus: SessionBusConnection, server: ServerInformation, capabilities: Set<String>, applicationName: String,
-        timeout: Duration
+        bus: SessionBusConnection, router: NotificationActionRouter, server: ServerInformation,
+        capabilities: Set<String>, applicationName: String, timeout: Duration
     ) {
         self.bus = bus
+        self.router = router
         self.server = server
         self.capabilities = capabilities
         self.applicationName = applicationName
         self.timeout = timeout
+    }
+
+    deinit {
+        router.invocations.finish()
     }
 
     /// Connects to the session bus and checks that a notification server is there.
@@ -79,7 +91,8 @@ public final class FreedesktopNotifier: NotificationPresenter {
                 .noSessionBus,
                 "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist)")
         }
-        let bus = SessionBusConnection(address: address)
+        let router = NotificationActionRouter()
+        let bus = SessionBusConnection(address: address, handlers: router.handlers)
         let (server, capabilities) = try await mapping(timeout: timeout) {
             try await bus.perform(timeout: timeout) { caller in
                 let information = try caller.call(
@@ -98,7 +111,7 @@ public final class FreedesktopNotifier: NotificationPresenter {
             }
         }
         return FreedesktopNotifier(
-            bus: bus, server: server, capabilities: capabilities,
+            bus: bus, router: router, server: server, capabilities: capabilities,
             applicationName: NotificationText.sanitized(applicationName, limit: NotificationText.nameLimit),
             timeout: timeout)
     }
@@ -106,7 +119,8 @@ public final class FreedesktopNotifier: NotificationPresenter {
     /// Shows `notification` (`org.freedesktop.Notifications.Notify`), replacing the previous one with its tag.
     ///
     /// Text is made safe for D-Bus (valid UTF-8, no control characters) and bounded: summary 256 bytes, body
-    /// 1 KiB; the body is markup-escaped when the server interprets markup.
+    /// 1 KiB; the body is markup-escaped when the server interprets markup. Actions are sent only when the server
+    /// has the `actions` capability: at most ``DesktopNotification/maximumActions``, key and label 64 bytes each.
     ///
     /// - Parameter notification: What to show.
     /// - Returns: The server's id of the notification.
@@ -135,7 +149,8 @@ public final class FreedesktopNotifier: NotificationPresenter {
             category: notification.category.map {
                 NotificationText.sanitized($0.rawValue, limit: NotificationText.nameLimit)
             },
-            expireTimeout: notification.expiration.milliseconds)
+            expireTimeout: notification.expiration.milliseconds,
+            actions: capabilities.contains("actions") ? NotificationText.actions(notification.actions) : [])
         let tag = notification.tag
         return try await Self.mapping(timeout: timeout) {
             try await bus.perform(timeout: timeout) { [self] caller in
@@ -143,15 +158,29 @@ public final class FreedesktopNotifier: NotificationPresenter {
                 // Read the id to replace here, on the bus queue, so that two notifications with one tag sent at
                 // once still replace each other in order.
                 let replaces = tag.flatMap { tag in state.withLock { $0.idsByTag[tag] } } ?? 0
-                let id = try caller.call(
+                let reply = try caller.call(
                     destination: Self.service, path: Self.path, interface: Self.service, member: "Notify"
                 ) { writer in
                     try arguments.write(to: writer, replacing: replaces)
-                }.uint32()
+                }
+                let id = try reply.uint32()
                 if let tag { state.withLock { $0.idsByTag[tag] = id } }
+                // Still on the bus queue: the id is known before any signal that arrived with the reply is handled.
+                router.shown(
+                    id: id, replacing: replaces, tag: tag, keys: arguments.actions.map(\.key), server: reply.sender)
                 return id
             }
         }
+    }
+
+    /// A new stream of the clicks on this notifier's notifications.
+    ///
+    /// Every stream gets every invocation from the moment it is made; each keeps the newest 16 its reader has not
+    /// taken yet. Streams end when the notifier is released.
+    ///
+    /// - Returns: The invocations, in the order the server sent them.
+    public func actionInvocations() -> AsyncStream<DesktopNotification.Invocation> {
+        router.invocations.stream()
     }
 
     /// Runs `body`, turning internal failures into ``DesktopNotificationError``.
@@ -176,6 +205,8 @@ private struct NotifyArguments: Sendable {
     var urgency: UInt8
     var category: String?
     var expireTimeout: Int32
+    /// Already bounded (``NotificationText/actions(_:)``); empty when the server does not support actions.
+    var actions: [DesktopNotification.Action]
 
     func write(to writer: MessageWriter, replacing id: UInt32) throws {
         try writer.append(applicationName)
@@ -183,7 +214,12 @@ private struct NotifyArguments: Sendable {
         try writer.append(icon)
         try writer.append(summary)
         try writer.append(body)
-        try writer.appendArray(of: "s") { _ in }  // no actions
+        try writer.appendArray(of: "s") { list in  // flat: key, label, key, label, …
+            for action in actions {
+                try list.append(action.key)
+                try list.append(action.label)
+            }
+        }
         try writer.appendArray(of: "{sv}") { hints in
             try hints.appendDictEntry { entry in
                 try entry.append("urgency")

@@ -96,7 +96,7 @@ struct MessageWriter {
     }
 }
 
-/// Reads the arguments of a reply; owns (and releases) the message.
+/// Reads a received message (a reply, or a signal); owns (and releases) the message.
 final class MessageReader {
     private let message: OpaquePointer
 
@@ -108,9 +108,48 @@ final class MessageReader {
         dbus_message_unref(message)
     }
 
-    /// The reply's signature, e.g. `u` or `ssss`.
+    /// The message's signature, e.g. `u` or `ssss`.
     var signature: String {
         dbus_message_get_signature(message).map { String(cString: $0) } ?? ""
+    }
+
+    /// The unique name of the connection that sent it, as the bus stamped it (nil on a connection without a bus).
+    var sender: String? { dbus_message_get_sender(message).map { String(cString: $0) } }
+
+    /// Whether it is a signal.
+    var isSignal: Bool { dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_SIGNAL }
+
+    /// The signal, when the message is one; its arguments are read only when there are at most
+    /// ``BusSignal/maximumArguments``.
+    var signal: BusSignal? {
+        guard isSignal else { return nil }
+        return BusSignal(
+            sender: sender,
+            path: dbus_message_get_path(message).map { String(cString: $0) },
+            interface: dbus_message_get_interface(message).map { String(cString: $0) },
+            member: dbus_message_get_member(message).map { String(cString: $0) },
+            arguments: signature.utf8.count <= BusSignal.maximumArguments ? basicArguments() : nil)
+    }
+
+    /// All arguments, when each is a `u` or an `s`; nil when any has another type.
+    func basicArguments() -> [MessageArgument]? {
+        guard signature.allSatisfy({ $0 == "u" || $0 == "s" }) else { return nil }
+        var values: [MessageArgument] = []
+        withIterator { iterator in
+            repeat {
+                switch dbus_message_iter_get_arg_type(iterator) {
+                case cdbus_type_uint32():
+                    var value: UInt32 = 0
+                    dbus_message_iter_get_basic(iterator, &value)
+                    values.append(.uint32(value))
+                case cdbus_type_string():
+                    values.append(.string(Self.string(at: iterator)))
+                default:
+                    return
+                }
+            } while dbus_message_iter_next(iterator) != 0
+        }
+        return values
     }
 
     /// The single `u` argument.
@@ -166,4 +205,27 @@ final class MessageReader {
         dbus_message_iter_get_basic(iterator, &pointer)
         return pointer.map { String(cString: $0) } ?? ""
     }
+}
+
+/// One argument of a received message, of the types this module reads.
+enum MessageArgument: Sendable, Hashable {
+    case uint32(UInt32)
+    case string(String)
+}
+
+/// A received signal, copied out of its libdbus message.
+struct BusSignal: Sendable, Hashable {
+    /// The most arguments read from a signal (the ones read here have 2 or 3); a longer one has `arguments` nil.
+    static let maximumArguments = 3
+
+    /// The unique name of the sending connection, as the bus stamped it; `org.freedesktop.DBus` for the bus itself.
+    var sender: String?
+    /// The object path it was emitted from.
+    var path: String?
+    /// Its interface.
+    var interface: String?
+    /// Its name.
+    var member: String?
+    /// Its arguments, when all are `u` or `s` and there are at most ``maximumArguments`` (nil otherwise).
+    var arguments: [MessageArgument]?
 }

@@ -10,6 +10,10 @@ enum NotificationText {
     static let bodyLimit = 1024
     /// The byte bound of names: app name, icon, category.
     static let nameLimit = 255
+    /// The byte bound of an action's key.
+    static let actionKeyLimit = 64
+    /// The byte bound of an action's label.
+    static let actionLabelLimit = 64
 
     /// Sanitises `text` and bounds it to `limit` UTF-8 bytes.
     ///
@@ -53,6 +57,22 @@ enum NotificationText {
             }
         }
         return escaped
+    }
+
+    /// The actions as they go on the wire: keys and labels sanitised and bounded, actions with an empty key or a
+    /// key equal to an earlier one (after bounding) left out, at most ``DesktopNotification/maximumActions``.
+    ///
+    /// - Parameter actions: The actions of a notification.
+    /// - Returns: The actions to send, in their order.
+    static func actions(_ actions: [DesktopNotification.Action]) -> [DesktopNotification.Action] {
+        var result: [DesktopNotification.Action] = []
+        for action in actions {
+            if result.count == DesktopNotification.maximumActions { break }
+            let key = sanitized(action.key, limit: actionKeyLimit)
+            guard !key.isEmpty, !result.contains(where: { $0.key == key }) else { continue }
+            result.append(.init(key: key, label: sanitized(action.label, limit: actionLabelLimit)))
+        }
+        return result
     }
 
     /// The last resort when libdbus still rejects a string: printable ASCII only.

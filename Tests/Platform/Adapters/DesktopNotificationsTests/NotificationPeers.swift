@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -7,20 +8,39 @@ import Testing
 final class PrivateSessionBus: Sendable {
     let directory: URL
     let address: String
-    private let daemon: BackgroundProcess
+    private let daemon: Mutex<BackgroundProcess>
 
     private init(directory: URL, address: String, daemon: BackgroundProcess) {
         self.directory = directory
         self.address = address
-        self.daemon = daemon
+        self.daemon = Mutex(daemon)
     }
 
     /// The environment a desktop session would give a program on this bus.
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
+    /// The environment of a systemd user session: the socket path only, without the daemon's GUID, so a program
+    /// reaches the bus again after ``restart()``.
+    var socketEnvironment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory.path)/bus"] }
+
+    private static func config(in directory: URL) -> URL { directory.appendingPathComponent("bus.conf") }
+
     static func start() async throws -> PrivateSessionBus {
         let directory = try Subprocess.temporaryDirectory("dbus-bus")
-        let config = directory.appendingPathComponent("bus.conf")
+        let (daemon, address) = try await launch(in: directory)
+        return PrivateSessionBus(directory: directory, address: address, daemon: daemon)
+    }
+
+    /// Stops the daemon (every connection to it ends) and starts a new one on the same socket path.
+    func restart() async throws {
+        await daemon.withLock { $0 }.stop()
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("bus"))
+        let (daemon, _) = try await Self.launch(in: directory)
+        self.daemon.withLock { $0 = daemon }
+    }
+
+    private static func launch(in directory: URL) async throws -> (BackgroundProcess, String) {
+        let config = config(in: directory)
         try """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -44,11 +64,11 @@ final class PrivateSessionBus: Sendable {
             await daemon.stop()
             throw error
         }
-        return PrivateSessionBus(directory: directory, address: address, daemon: daemon)
+        return (daemon, address)
     }
 
     func stop() async {
-        await daemon.stop()
+        await daemon.withLock { $0 }.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 }
@@ -80,19 +100,27 @@ final class NotificationServer: Sendable {
     }
 
     /// The Notify calls the server recorded, as JSON objects.
-    var notifications: [[String: Any]] {
+    var notifications: [[String: Any]] { events("notify") }
+
+    /// Waits until the server has recorded `count` Notify calls.
+    func waitForNotifications(_ count: Int) async -> [[String: Any]] {
+        await waitForEvents("notify", count)
+    }
+
+    /// The lines the server printed with `"event": event` (`notify`, `signal`, `clicked`), as JSON objects.
+    func events(_ event: String) -> [[String: Any]] {
         process.output.compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                object["event"] as? String == "notify"
+                object["event"] as? String == event
             else { return nil }
             return object
         }
     }
 
-    /// Waits until the server has recorded `count` Notify calls.
-    func waitForNotifications(_ count: Int) async -> [[String: Any]] {
-        _ = await process.line { _ in notifications.count >= count }
-        return notifications
+    /// Waits until the server has printed `count` lines with `"event": event`.
+    func waitForEvents(_ event: String, _ count: Int) async -> [[String: Any]] {
+        _ = await process.line { _ in events(event).count >= count }
+        return events(event)
     }
 
     func stop() async {
