@@ -11,7 +11,7 @@ import Synchronization
 /// `split. ! queue ! videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=G ! appsink` (the frames),
 /// `split. ! queue ! videoconvert ! jpegenc ! appsink` (the latest picture, kept as evidence) and
 /// `raw. ! valve ! queue ! intervideosink channel=…` (the full-rate ``LiveVideoFeed``, open only while watched),
-/// where `<source>` is `v4l2src ! video/x-raw,width≤1280,height≤720`, `videotestsrc ! video/x-raw,640×480,15 fps`,
+/// where `<source>` is `v4l2src ! video/x-raw,width≤1280,height≤720`, `videotestsrc ! video/x-raw,320×240,15 fps`,
 /// `filesrc ! decodebin` or `appsrc`. Elements are made and set through properties: no user text is parsed as
 /// pipeline syntax.
 ///
@@ -128,7 +128,7 @@ final class VideoCapturePipeline: Sendable {
             test.set("pattern", parsing: "ball")
             test.set("background-color", UInt32(0xFF80_8080))
             let format = try pipeline.make("capsfilter", name: "test-format")
-            format.set("caps", parsing: "video/x-raw,format=I420,width=640,height=480,framerate=15/1")
+            format.set("caps", parsing: "video/x-raw,format=I420,width=320,height=240,framerate=15/1")
             chain += [test, format]
         case .file(let path):
             let file = try pipeline.make("filesrc", name: "source")

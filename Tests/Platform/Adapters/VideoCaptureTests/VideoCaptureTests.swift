@@ -170,18 +170,18 @@ struct VideoCaptureTests {
         #expect(watcher.frames(since: mark).allSatisfy { $0.meanLevel < 30 }, "\(watcher.frames(since: mark))")
         #expect(feed.viewerCount == 0)
 
-        // Watching: the test pattern (a ball on grey) at its full 640×480, while the analysis goes on.
+        // Watching: the test pattern (a ball on grey) at its full 320×240, while the analysis goes on.
         let viewer = feed.watch()
         #expect(feed.viewerCount == 1)
         try await eventually("the picture on the channel", timeout: .seconds(30)) {
-            watcher.frames(since: watcher.mark() - 1).last.map { $0.width == 640 && $0.meanLevel > 80 } == true
+            watcher.frames(since: watcher.mark() - 1).last.map { $0.width == 320 && $0.meanLevel > 80 } == true
         }
         let analysed = events.frames.count
         mark = watcher.mark()
         try await eventually("more of both", timeout: .seconds(30)) {
             watcher.frames(since: mark).count >= 10 && events.frames.count >= analysed + 3
         }
-        #expect(watcher.frames(since: mark).allSatisfy { $0.width == 640 && $0.height == 480 })
+        #expect(watcher.frames(since: mark).allSatisfy { $0.width == 320 && $0.height == 240 })
         #expect(events.frames.last.map { $0.width == 160 && $0.height == 120 } == true)
 
         // The last viewer gone: the valve shuts, and the channel turns black (never a frozen picture).
