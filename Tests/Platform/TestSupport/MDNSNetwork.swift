@@ -194,20 +194,23 @@ public final class MDNSNetwork: Sendable {
     }
 
     /// Starts `executable` in `namespace`, talking to that namespace's private bus (and so its avahi-daemon).
+    /// `environment` is added (e.g. a private session bus for desktop notifications).
     public func start(
         _ namespace: String,
         _ executable: String,
         _ arguments: [String],
+        environment: [String: String] = [:],
         acceptsInput: Bool = false
     ) throws -> BackgroundProcess {
         try BackgroundProcess(
             "ip", ["netns", "exec", namespace, try Subprocess.resolve(executable)] + arguments,
-            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace), "AVAHI_COMPAT_NOWARN": "1"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress(namespace), "AVAHI_COMPAT_NOWARN": "1"]
+                .merging(environment) { $1 },
             acceptsInput: acceptsInput
         )
     }
 
-    /// Runs `executable` in `namespace` to completion (see ``start(_:_:_:acceptsInput:)``).
+    /// Runs `executable` in `namespace` to completion (see ``start(_:_:_:environment:acceptsInput:)``).
     public func run(
         _ namespace: String,
         _ executable: String,

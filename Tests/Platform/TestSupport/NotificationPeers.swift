@@ -1,13 +1,12 @@
-import Foundation
+public import Foundation
 import Synchronization
-import TestSupport
 import Testing
 
 /// A private D-Bus session bus (`dbus-daemon` with its own config in a temporary directory), so tests never touch
 /// the machine's buses and run in parallel.
-final class PrivateSessionBus: Sendable {
-    let directory: URL
-    let address: String
+public final class PrivateSessionBus: Sendable {
+    public let directory: URL
+    public let address: String
     private let daemon: Mutex<BackgroundProcess>
 
     private init(directory: URL, address: String, daemon: BackgroundProcess) {
@@ -17,22 +16,22 @@ final class PrivateSessionBus: Sendable {
     }
 
     /// The environment a desktop session would give a program on this bus.
-    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+    public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
     /// The environment of a systemd user session: the socket path only, without the daemon's GUID, so a program
     /// reaches the bus again after ``restart()``.
-    var socketEnvironment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory.path)/bus"] }
+    public var socketEnvironment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory.path)/bus"] }
 
     private static func config(in directory: URL) -> URL { directory.appendingPathComponent("bus.conf") }
 
-    static func start() async throws -> PrivateSessionBus {
+    public static func start() async throws -> PrivateSessionBus {
         let directory = try Subprocess.temporaryDirectory("dbus-bus")
         let (daemon, address) = try await launch(in: directory)
         return PrivateSessionBus(directory: directory, address: address, daemon: daemon)
     }
 
     /// Stops the daemon (every connection to it ends) and starts a new one on the same socket path.
-    func restart() async throws {
+    public func restart() async throws {
         await daemon.withLock { $0 }.stop()
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("bus"))
         let (daemon, _) = try await Self.launch(in: directory)
@@ -67,23 +66,23 @@ final class PrivateSessionBus: Sendable {
         return (daemon, address)
     }
 
-    func stop() async {
+    public func stop() async {
         await daemon.withLock { $0 }.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 }
 
 /// The independent notification server (`Tests/Interop/dbus/notification_server.py`, jeepney) on a bus.
-final class NotificationServer: Sendable {
+public final class NotificationServer: Sendable {
     private let process: BackgroundProcess
 
     private init(process: BackgroundProcess) {
         self.process = process
     }
 
-    static func start(on bus: PrivateSessionBus, arguments: [String] = []) async throws -> NotificationServer {
+    public static func start(on bus: PrivateSessionBus, arguments: [String] = []) async throws -> NotificationServer {
         guard let python = InteropPeers.python else {
-            throw PeerFailure(
+            throw NotificationPeerFailure(
                 "the Python interop venv is missing (HOMEAPPS_PYTHON or .venv/bin/python); run `make test`")
         }
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/dbus/notification_server.py").path
@@ -100,15 +99,15 @@ final class NotificationServer: Sendable {
     }
 
     /// The Notify calls the server recorded, as JSON objects.
-    var notifications: [[String: Any]] { events("notify") }
+    public var notifications: [[String: Any]] { events("notify") }
 
     /// Waits until the server has recorded `count` Notify calls.
-    func waitForNotifications(_ count: Int) async -> [[String: Any]] {
+    public func waitForNotifications(_ count: Int) async -> [[String: Any]] {
         await waitForEvents("notify", count)
     }
 
     /// The lines the server printed with `"event": event` (`notify`, `signal`, `clicked`), as JSON objects.
-    func events(_ event: String) -> [[String: Any]] {
+    public func events(_ event: String) -> [[String: Any]] {
         process.output.compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                 object["event"] as? String == event
@@ -118,28 +117,28 @@ final class NotificationServer: Sendable {
     }
 
     /// Waits until the server has printed `count` lines with `"event": event`.
-    func waitForEvents(_ event: String, _ count: Int) async -> [[String: Any]] {
+    public func waitForEvents(_ event: String, _ count: Int) async -> [[String: Any]] {
         _ = await process.line { _ in events(event).count >= count }
         return events(event)
     }
 
-    func stop() async {
+    public func stop() async {
         await process.stop()
     }
 }
 
-struct PeerFailure: Error, CustomStringConvertible {
-    var description: String
+public struct NotificationPeerFailure: Error, CustomStringConvertible {
+    public var description: String
 
-    init(_ description: String) {
+    public init(_ description: String) {
         self.description = description
     }
 }
 
 /// The tools these tests need; missing ones skip the test loudly, or fail it when the run requires interop
 /// (`make test`, CI).
-enum NotificationTestTools {
-    static func available(for test: String, needsPython: Bool = true) -> Bool {
+public enum NotificationTestTools {
+    public static func available(for test: String, needsPython: Bool = true) -> Bool {
         var missing: [String] = []
         if (try? Subprocess.resolve("dbus-daemon")) == nil {
             missing.append("dbus-daemon (Debian package dbus-daemon)")

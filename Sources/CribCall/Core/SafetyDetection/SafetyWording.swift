@@ -24,6 +24,37 @@ public enum SafetyWording {
         }
     }
 
+    /// What a parent can do from an alert, as the seed's buttons say it (§6.1–6.2).
+    public enum Button: String, Sendable, Hashable, CaseIterable {
+        /// Open the live camera of the monitor that raised it.
+        case view
+        /// "I am checking", for everyone.
+        case checking
+        /// "Mark as okay", for everyone.
+        case okay
+        /// Mute this kind of alert for 5 minutes, for everyone.
+        case mute
+
+        /// The `ALERT_ACTION` it sends, if any (``view`` only opens the stream here).
+        public var action: AlertActionKind? {
+            switch self {
+            case .view: nil
+            case .checking: .checking
+            case .okay: .okay
+            case .mute: .mute
+            }
+        }
+    }
+
+    /// An alert's buttons and their labels, most important first: for crying "Open live view" and "Mute for 5
+    /// minutes"; for the others "View live camera", "I am checking" and "Mark as okay".
+    public static func buttons(_ kind: SafetyAlertKind) -> [(button: Button, label: String)] {
+        if kind == .crying {
+            return [(.view, "Open live view"), (.mute, "Mute for \(AlertAction.defaultMuteMinutes) minutes")]
+        }
+        return [(.view, "View live camera"), (.checking, "I am checking"), (.okay, "Mark as okay")]
+    }
+
     /// The label above an alert: "SAFETY ALERT" for high severity, the detector's area for medium.
     public static func tag(_ kind: SafetyAlertKind, severity: AlertSeverity) -> String {
         if severity == .high { return "SAFETY ALERT" }

@@ -74,7 +74,7 @@ public struct ListenRequest: Sendable {
         ) { failure in
             log.warning("\(failure)")
         }
-        let notifications = noNotify ? nil : await Self.desktopNotifications()
+        let notifications = noNotify ? nil : await Self.desktopNotifications(clicks: streams)
         let listening = Task {
             for await event in await service.listen() {
                 let line = self.json ? event.json.canonicalString : event.text
@@ -129,8 +129,9 @@ public struct ListenRequest: Sendable {
     }
 
     /// Raises desktop notifications one after the other (so updates of one monitor's bubble keep their order),
-    /// never holding up the terminal output. Nil, after one line on stderr, when there is no notification service.
-    static func desktopNotifications() async -> AsyncStream<DesktopNotification>.Continuation? {
+    /// never holding up the terminal output, and acts on their buttons through `clicks`. Nil, after one line on
+    /// stderr, when there is no notification service.
+    static func desktopNotifications(clicks: StreamControls) async -> AsyncStream<DesktopNotification>.Continuation? {
         let log = Logger(label: "cribcall listen")
         let notifier: FreedesktopNotifier
         do {
@@ -140,6 +141,11 @@ public struct ListenRequest: Sendable {
             log.warning("no desktop notifications (\(reason)); alerts are shown here only")
             return nil
         }
+        if !notifier.capabilities.contains("actions") {
+            log.info("the desktop notifications have no buttons here (\(notifier.server.name)); use the keys")
+        }
+        let invocations = notifier.actionInvocations()
+        Task { await clicks.follow(clicks: invocations) }
         let (stream, continuation) = AsyncStream.makeStream(
             of: DesktopNotification.self, bufferingPolicy: .bufferingNewest(32))
         Task {

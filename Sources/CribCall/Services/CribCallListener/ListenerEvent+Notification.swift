@@ -1,7 +1,7 @@
 import CribCallProtocol
 public import DesktopNotifications
 import Foundation
-import SafetyDetection
+public import SafetyDetection
 
 extension ListenerEvent {
     /// The desktop notification a parent should get for this event, or nil (a routine connection needs none).
@@ -57,14 +57,16 @@ extension ListenerEvent {
                 summary: "\(alert.replayed == true ? "Missed: " : "")\(words.title) (\(name))",
                 body: "\(words.detail)",
                 urgency: alert.severity == .high ? .critical : .normal, category: .device,
-                tag: "\(monitorId)/alert/\(alert.alertId)",
+                tag: Self.alertTag(monitorId: monitorId, alertId: alert.alertId),
                 icon: alert.severity == .high ? "dialog-warning" : "audio-volume-high",
-                expiration: .never)
+                expiration: .never,
+                actions: SafetyWording.buttons(alert.kind).map { .init(key: $0.button.rawValue, label: $0.label) })
         case .alertUpdated(let monitorId, let name, let update):
             return DesktopNotification(
                 summary:
                     "\(name): \(SafetyWording.update(update.state, by: update.by, mutedMinutes: Self.minutes(update)))",
-                body: "", urgency: .low, category: .device, tag: "\(monitorId)/alert/\(update.alertId)",
+                body: "", urgency: .low, category: .device,
+                tag: Self.alertTag(monitorId: monitorId, alertId: update.alertId),
                 expiration: .after(.seconds(15)))
         case .streamEndingSoon(let monitorId, let sessionId, let seconds):
             // Its own tag: it must not replace the monitor's alert bubble.
@@ -74,5 +76,26 @@ extension ListenerEvent {
                 urgency: .normal, category: .device, tag: "\(monitorId)/stream/\(sessionId)",
                 icon: "media-playback-start", expiration: .after(.seconds(seconds)))
         }
+    }
+}
+
+extension ListenerEvent {
+    /// The tag of a safety alert's bubble (its update replaces it).
+    static func alertTag(monitorId: String, alertId: String) -> String {
+        "\(monitorId)/alert/\(alertId)"
+    }
+
+    /// The safety alert button a click on a desktop notification stands for, with the alert's monitor and id; nil
+    /// for any other click.
+    public static func alertButton(
+        clicked invocation: DesktopNotification.Invocation
+    ) -> (button: SafetyWording.Button, monitorId: String, alertId: String)? {
+        guard let button = SafetyWording.Button(rawValue: invocation.key), let tag = invocation.tag,
+            let separator = tag.range(of: "/alert/", options: .backwards)
+        else { return nil }
+        let monitorId = String(tag[..<separator.lowerBound])
+        let alertId = String(tag[separator.upperBound...])
+        guard !monitorId.isEmpty, !alertId.isEmpty else { return nil }
+        return (button, monitorId, alertId)
     }
 }

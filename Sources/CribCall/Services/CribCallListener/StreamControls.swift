@@ -1,4 +1,6 @@
 public import CribCallProtocol
+public import DesktopNotifications
+public import SafetyDetection
 
 /// The listener's stream controls: `--open` once connected, and the keys on a terminal (l listen, v video, p keep
 /// live, e end; and for the latest safety alert c checking, o okay, m mute 5 minutes). Feed it every
@@ -85,20 +87,48 @@ public actor StreamControls {
         }
     }
 
+    /// Acts on a button of a safety alert (a desktop notification's): opens that monitor's live camera, or
+    /// sends the action on that alert for everyone.
+    public func press(_ button: SafetyWording.Button, monitorId: String, alertId: String) async {
+        guard let action = button.action else {
+            await start(.audioVideo, monitorId: monitorId)
+            return
+        }
+        await act(action, on: (monitorId, alertId))
+    }
+
+    /// Acts on every click on a safety alert's desktop notification button until `clicks` ends.
+    public func follow(clicks: AsyncStream<DesktopNotification.Invocation>) async {
+        for await click in clicks {
+            guard let clicked = ListenerEvent.alertButton(clicked: click) else { continue }
+            await press(clicked.button, monitorId: clicked.monitorId, alertId: clicked.alertId)
+        }
+    }
+
     private func act(_ action: AlertActionKind) async {
         guard let latestAlert else {
             onFailure("no safety alert to act on yet")
             return
         }
+        await act(action, on: latestAlert)
+    }
+
+    private func act(_ action: AlertActionKind, on alert: (monitorId: String, alertId: String)) async {
         do {
-            try await service.act(action, on: latestAlert.alertId, monitorId: latestAlert.monitorId)
+            try await service.act(action, on: alert.alertId, monitorId: alert.monitorId)
         } catch {
             onFailure("\(error)")
         }
     }
 
     private func start(_ type: MediaType) async {
-        guard let monitorId, current == nil else { return }
+        guard let monitorId else { return }
+        await start(type, monitorId: monitorId)
+    }
+
+    /// Opens a stream of `monitorId` unless one is playing already.
+    private func start(_ type: MediaType, monitorId: String) async {
+        guard current == nil else { return }
         do {
             current = try await service.openStream(monitorId: monitorId, mediaType: type)
         } catch {

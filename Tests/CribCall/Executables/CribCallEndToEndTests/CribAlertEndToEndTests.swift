@@ -5,7 +5,8 @@ import Testing
 /// CribAlert across a LAN of two network namespaces, with the real `cribcall` processes over QUIC: a monitor watching
 /// its (test) camera, two parents listening in the other namespace. A triggered alert reaches both within a
 /// second; one parent's "I am checking" reaches the other; an alert raised while the link is down is replayed
-/// once it is back.
+/// once it is back; a click on a desktop notification's button (a real session bus and notification server) acts
+/// for everyone.
 @Suite(.serialized, .heavy(cores: 1, "two network namespaces, avahi, a monitor with a camera, two listeners"))
 struct CribAlertEndToEndTests {
     @Test("trigger → both listeners within a second; an action seen by the other parent; replayed after an outage")
@@ -25,8 +26,17 @@ struct CribAlertEndToEndTests {
                 "Dad", data: ["--data-dir", dadDirectory.path], lan: lan, monitor: monitor, ready: ready)
             let mum = try network.start(network.b, lan.cribcall, ["listen", "--json"] + lan.listenerData)
             defer { Task { await mum.stop() } }
+            // Dad's desktop: a session bus with a notification server (jeepney) that shows buttons and clicks
+            // "mute" on the first bubble offering it.
+            guard NotificationTestTools.available(for: "CribAlert's notification buttons end to end") else { return }
+            let desktop = try await PrivateSessionBus.start()
+            defer { Task { await desktop.stop() } }
+            let notifications = try await NotificationServer.start(
+                on: desktop, arguments: ["--capabilities", "body,actions", "--click", "mute"])
+            defer { Task { await notifications.stop() } }
             let dad = try network.start(
-                network.b, lan.cribcall, ["listen", "--json", "--data-dir", dadDirectory.path])
+                network.b, lan.cribcall, ["listen", "--json", "--data-dir", dadDirectory.path],
+                environment: desktop.environment)
             defer { Task { await dad.stop() } }
             for listener in [mum, dad] {
                 let active = await listener.line(timeout: .seconds(30)) { line in
@@ -84,6 +94,22 @@ struct CribAlertEndToEndTests {
                 }
                 #expect(copies.count == 1, "shown once: \(copies)")
             }
+
+            // Dad's desktop showed the alert with the seed's buttons; a click on "Mute for 5 minutes" on the crying
+            // bubble mutes crying for everyone: Mum's listener shows it.
+            let covered = notifications.notifications.first { ($0["summary"] as? String)?.contains("face") == true }
+            #expect(
+                covered?["actions"] as? [String]
+                    == ["view", "View live camera", "checking", "I am checking", "okay", "Mark as okay"],
+                "\(notifications.notifications)")
+            let crying = try await Subprocess.run(lan.cribcall, ["alert", "trigger", "crying"] + lan.monitorData)
+            #expect(crying.status == 0, "trigger crying: \(crying.stderrText)")
+            let muted = await mum.line(timeout: .seconds(10)) { line in
+                lan.event(line) == "alert_updated" && jsonObject(line)?["state"] as? String == "muted"
+            }
+            #expect(
+                muted.flatMap(jsonObject)?["by"] as? String == "Dad",
+                "mum: \(mum.output.suffix(4)); dad's desktop: \(notifications.events("clicked")) \(dad.errorOutput)")
         }
     }
 

@@ -116,6 +116,59 @@ struct ListenerSafetyTests {
         await rig.stop()
     }
 
+    @Test("buttons on an alert's notification: a click on \"I am checking\" reaches the other parent; \"View\" opens")
+    func notificationButtons() async throws {
+        let rig = try await Rig(names: ["Mum", "Dad"])
+        rig.camera.show()
+        try await eventually("monitoring active") {
+            await rig.monitor.service.safetyStatus?.monitoring == .active
+        }
+        let presenter = RecordingNotificationPresenter()
+        let failures = Recorder<String>()
+        let controls = StreamControls(
+            service: rig.listeners[0].service, mediaType: .audio, monitorId: nil
+        ) { failures.append($0) }
+        let following = Task { await controls.follow(clicks: presenter.actionInvocations()) }
+        defer { following.cancel() }
+
+        let alert = try await rig.monitor.service.triggerAlert(.faceCovered).get()
+        let heard = try #require(
+            await rig.listeners[0].heard.wait {
+                if case .safetyAlert(_, _, let heard) = $0 { return heard.alertId == alert.alertId }
+                return false
+            })
+        let bubble = try #require(heard.desktopNotification)
+        #expect(bubble.actions.map(\.label) == ["View live camera", "I am checking", "Mark as okay"])
+        try await presenter.notify(bubble)
+        #expect(await presenter.click(key: "mute", tag: bubble.tag) == nil, "no mute button on a covered face")
+        let click = try #require(await presenter.click(key: "checking", tag: bubble.tag))
+        let parsed = try #require(ListenerEvent.alertButton(clicked: click))
+        #expect(parsed.button == .checking && parsed.alertId == alert.alertId)
+        let update = await rig.listeners[1].heard.wait {
+            if case .alertUpdated(_, _, let update) = $0 { return update.alertId == alert.alertId }
+            return false
+        }
+        #expect(update?.text == "Monitor at nursery: Mum is checking.", "\(String(describing: update?.text))")
+
+        // "View live camera" opens a stream of that monitor (this in-memory monitor has no media: it says why not).
+        #expect(await presenter.click(key: "view", tag: bubble.tag) != nil)
+        let failure = await failures.wait { $0.contains("the stream did not open") }
+        #expect(failure != nil, "\(failures.all)")
+
+        let crying = try await rig.monitor.service.triggerAlert(.crying).get()
+        let cryingBubble = try #require(
+            await rig.listeners[0].heard.wait {
+                if case .safetyAlert(_, _, let heard) = $0 { return heard.alertId == crying.alertId }
+                return false
+            }?.desktopNotification)
+        #expect(cryingBubble.actions.map(\.label) == ["Open live view", "Mute for 5 minutes"])
+        #expect(
+            ListenerEvent.alertButton(
+                clicked: .init(notificationId: 1, tag: "monitor/stream/s1", key: "view")) == nil,
+            "a click on a bubble that is not an alert's")
+        await rig.stop()
+    }
+
     @Test("no user-facing word is medical: every alert, status and update text of CribAlert")
     func wordsAreObservational() {
         var texts: [String] = []

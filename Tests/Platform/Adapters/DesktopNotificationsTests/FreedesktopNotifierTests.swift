@@ -236,7 +236,7 @@ private struct SilentUnixSocket {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard bound == 0, listen(descriptor, 8) == 0 else { throw PeerFailure("cannot listen on \(path)") }
+        guard bound == 0, listen(descriptor, 8) == 0 else { throw NotificationPeerFailure("cannot listen on \(path)") }
     }
 
     func close() {
