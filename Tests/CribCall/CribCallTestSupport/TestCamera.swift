@@ -38,4 +38,28 @@ public final class TestCamera: SafetyCamera {
     }
 
     public func unplug(_ reason: String) { continuation.yield(.lost(reason)) }
+
+    private let showing = Mutex<Task<Void, Never>?>(nil)
+
+    /// Shows ``show(babyAt:dark:)``'s frame every 200 ms (a camera's 5 fps) until ``stopShowing()``: one frame alone
+    /// pauses monitoring ("camera disconnected") 2 s later, which a loaded machine reaches in the middle of a test.
+    public func keepShowing() {
+        let task = Task { [self] in
+            while !Task.isCancelled {
+                show()
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        showing.withLock { previous in
+            previous?.cancel()
+            previous = task
+        }
+    }
+
+    /// Stops ``keepShowing()`` and returns once no more frames come (a frame after an unplug means it is back).
+    public func stopShowing() async {
+        let task = showing.withLock { $0.take() }
+        task?.cancel()
+        await task?.value
+    }
 }

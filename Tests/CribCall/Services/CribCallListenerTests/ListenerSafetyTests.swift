@@ -58,6 +58,7 @@ struct ListenerSafetyTests {
         }
 
         func stop() async {
+            await camera.stopShowing()
             for listener in listeners { listener.task.cancel() }
             watching.cancel()
             await monitor.listener.shutdown()
@@ -68,7 +69,7 @@ struct ListenerSafetyTests {
     func statusAndAlert() async throws {
         let rig = try await Rig(names: ["Mum"])
         let heard = rig.listeners[0].heard
-        rig.camera.show()
+        rig.camera.keepShowing()
         let active = await heard.wait {
             if case .safetyStatus(_, _, let status) = $0 { return status.monitoring == .active }
             return false
@@ -85,9 +86,12 @@ struct ListenerSafetyTests {
         #expect(event.text.contains("SAFETY ALERT") && event.text.contains("Baby's face may be covered"))
         #expect(event.json["evidence"]?["jpeg"]?.stringValue?.isEmpty == false)
         #expect(event.desktopNotification?.urgency == .critical)
+        await rig.camera.stopShowing()
         rig.camera.unplug("camera unplugged")
         let paused = await heard.wait {
-            if case .safetyStatus(_, _, let status) = $0 { return status.monitoring == .paused }
+            if case .safetyStatus(_, _, let status) = $0 {
+                return status.monitoring == .paused && status.reason == "camera unplugged"
+            }
             return false
         }
         #expect(paused?.text.contains("Monitoring paused: camera unplugged") == true)
@@ -99,7 +103,7 @@ struct ListenerSafetyTests {
     @Test("one parent says they are checking; the other parent's listener shows it, by name")
     func actionReachesTheOther() async throws {
         let rig = try await Rig(names: ["Mum", "Dad"])
-        rig.camera.show()
+        rig.camera.keepShowing()
         try await eventually("monitoring active") {
             await rig.monitor.service.safetyStatus?.monitoring == .active
         }
@@ -119,7 +123,7 @@ struct ListenerSafetyTests {
     @Test("buttons on an alert's notification: a click on \"I am checking\" reaches the other parent; \"View\" opens")
     func notificationButtons() async throws {
         let rig = try await Rig(names: ["Mum", "Dad"])
-        rig.camera.show()
+        rig.camera.keepShowing()
         try await eventually("monitoring active") {
             await rig.monitor.service.safetyStatus?.monitoring == .active
         }

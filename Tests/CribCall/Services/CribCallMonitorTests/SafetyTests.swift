@@ -27,18 +27,24 @@ struct SafetyTests {
             watching = Task { await service.watchSafety(camera: camera) }
         }
 
-        /// Frames until the monitor says it is active.
+        /// Frames until the monitor says it is active, and from then on until ``stopShowing()``.
         func activate() async throws {
+            camera.keepShowing()
             try await eventually("monitoring to be active") {
-                camera.show()
-                return await harness.event {
+                await harness.event {
                     if case .safetyStatus(let status) = $0 { return status.monitoring == .active }
                     return false
                 } != nil
             }
         }
 
+        /// No more frames (a frame after an unplug would mean the camera is back).
+        func stopShowing() async {
+            await camera.stopShowing()
+        }
+
         func stop() async {
+            await stopShowing()
             watching.cancel()
             await harness.stop()
         }
@@ -87,6 +93,7 @@ struct SafetyTests {
     func pausedNeverAlerts() async throws {
         let rig = try Rig()
         try await rig.activate()
+        await rig.stopShowing()
         rig.camera.unplug("camera unplugged")
         try await eventually("the pause") {
             await rig.harness.event {
@@ -172,12 +179,6 @@ struct SafetyTests {
     func crying() async throws {
         let rig = try Rig()
         try await rig.activate()
-        let keepActive = Task {
-            while !Task.isCancelled {
-                rig.camera.show()
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
         let hearing = Task { await rig.harness.service.detectSound(from: TestSignalInput(.cry)) }
         try await eventually("a crying alert", timeout: .seconds(30)) {
             await rig.harness.event {
@@ -186,7 +187,6 @@ struct SafetyTests {
             } != nil
         }
         hearing.cancel()
-        keepActive.cancel()
         await rig.stop()
     }
 }
