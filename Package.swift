@@ -192,9 +192,12 @@ let platformTargets: [Target] = [
     platform.adapter("SystemdUnit"),
     // Single key presses on an interactive terminal (raw mode through termios).
     platform.adapter("Terminal", [logging]),
+    // A web app for the person at this machine: loopback only, a per-run secret in every address, security
+    // headers, static files, Server-Sent Events (Hummingbird).
+    platform.adapter("LocalWebApp", [hummingbird, logging, nioCore, serviceLifecycle]),
 ]
 let platformTests: [Target] = [
-    platform.testSupport(["CanonicalJSON"]),
+    platform.testSupport(["CanonicalJSON", asyncHTTPClient, nioCore, nioHTTP1]),
     platform.tests(.core, "CanonicalJSON"),
     platform.tests(.core, "CPace"),
     platform.tests(.core, "DeviceIdentity", ["DeviceIdentityStore", crypto, x509]),
@@ -211,6 +214,7 @@ let platformTests: [Target] = [
     platform.tests(.adapters, "ServiceDiscovery", ["mdns-probe"]),
     platform.tests(.adapters, "SystemdUnit"),
     platform.tests(.adapters, "Terminal", [logging]),
+    platform.tests(.adapters, "LocalWebApp", [hummingbird, nioCore]),
     .testTarget(
         name: "ArchitectureTests", dependencies: ["TestSupport", "SafetyDetection"], swiftSettings: swiftSettings),
 ]
@@ -262,6 +266,17 @@ let cribCallTargets: [Target] = [
         ]
     ),
 
+    // The app for parents (CribCall's and CribAlert's screens) as a local web app: its state, API and files.
+    cribCall.service(
+        "CribCallWeb",
+        [
+            "CanonicalJSON", "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
+            "CribCallStore", "DeviceIdentity", "LocalWebApp", "QRCode", "SafetyDetection", "ServiceDiscovery",
+            "StreamMedia", hummingbird, nioCore,
+        ],
+        resources: [.copy("Public")]
+    ),
+
     // The cribcall program's commands as callable functions: composes the services with their adapters.
     cribCall.service(
         "CribCallApp",
@@ -269,7 +284,8 @@ let cribCallTargets: [Target] = [
             "AudioCapture", "CanonicalJSON", "CribCallDiscovery", "CribCallListener", "CribCallMonitor",
             "CribCallProtocol", "CribCallStore", "CribCallSystemd", "DesktopNotifications", "DeviceIdentity",
             "DeviceIdentityStore", "Media", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "StreamMedia",
-            "SystemdUnit", "Terminal", "ControlSocket", "VideoCapture", logging, unixSignals,
+            "SystemdUnit", "Terminal", "ControlSocket", "VideoCapture", "CribCallWeb", "LocalWebApp", logging,
+            unixSignals,
         ]
     ),
 
@@ -317,6 +333,13 @@ let cribCallTests: [Target] = [
         ]
     ),
     cribCall.tests(.services, "CribCallApp", ["CribCallStore", "DeviceIdentity"]),
+    cribCall.tests(
+        .services, "CribCallWeb",
+        [
+            "CanonicalJSON", "ControlTransport", "CribCallMonitor", "CribCallStore", "DeviceIdentity", "LocalWebApp",
+            "StreamMedia",
+        ]
+    ),
     cribCall.tests(
         .executables, named: "CribCallCLITests",
         ["cribcall", "CanonicalJSON", "CribCallProtocol", "CribCallStore", "DeviceIdentity"]

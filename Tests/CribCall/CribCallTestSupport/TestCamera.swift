@@ -22,6 +22,11 @@ public final class TestCamera: SafetyCamera {
     public var latestEvidence: (width: Int, height: Int, jpeg: [UInt8])? { (320, 240, evidence) }
     public func start() {}
     public func stop() { continuation.finish() }
+    /// Counts "Reconnect camera" presses.
+    public func reconnect() { reconnectCount.withLock { $0 += 1 } }
+    /// How often ``reconnect()`` was called.
+    public var reconnections: Int { reconnectCount.withLock { $0 } }
+    private let reconnectCount = Mutex(0)
 
     /// A 160×120 frame: a patterned cot with a bright "baby" at `x` (or a dark room).
     public func show(babyAt x: Int = 60, dark: Bool = false) {

@@ -30,11 +30,11 @@ extension CribCallDatabase {
     /// - Throws: ``CribCallStoreError/invalidSetting(field:message:)`` (nothing is stored) when a field is out of
     ///   range; the message names the allowed range, e.g. `autoStreamSec must be in 5...600 s (got 2)`.
     @discardableResult
-    public func updateMonitorSettings(_ change: (inout MonitorSettings) -> Void) throws -> MonitorSettings {
+    public func updateMonitorSettings(_ change: (inout MonitorSettings) throws -> Void) throws -> MonitorSettings {
         try writer.write { db in
             let old = try Self.loadSettings(db)
             var new = old
-            change(&new)
+            try change(&new)
             try new.validate()
             let fields: [(String, String, String)] = [
                 (SettingKey.monitorName, old.monitorName, new.monitorName),

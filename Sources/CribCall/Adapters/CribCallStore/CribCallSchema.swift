@@ -55,6 +55,28 @@ enum CribCallSchema {
                     """
             )
         }
+        // The app for parents (CribCallWeb): when the monitor ran (history's sessions) and how each alert ended
+        // (the latest ALERT_UPDATED per alert: checking, okay or muted, by whom).
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE monitoringSession (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        startedAt INTEGER NOT NULL,
+                        lastSeenAt INTEGER NOT NULL,
+                        endedAt INTEGER
+                    );
+                    CREATE INDEX monitoringSession_startedAt ON monitoringSession(startedAt);
+                    CREATE TABLE alertUpdate (
+                        alertId TEXT NOT NULL PRIMARY KEY,
+                        state TEXT NOT NULL,
+                        byName TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        mutedUntil INTEGER
+                    );
+                    """
+            )
+        }
         return migrator
     }
 }

@@ -34,6 +34,12 @@ public enum CribCallServiceUnit {
         public var audioSource: String?
         /// `--port` (monitor only).
         public var port: Int?
+        /// `--safety` (monitor only).
+        public var safety = false
+        /// `--video-source` (monitor only).
+        public var videoSource: String?
+        /// `--web PORT` (monitor only, for now): the app for parents, opened by the launcher.
+        public var web: Int?
 
         public init(
             executable: String, dataDirectory: URL, name: String? = nil, audioSource: String? = nil,
@@ -47,6 +53,18 @@ public enum CribCallServiceUnit {
         }
     }
 
+    /// The launcher that opens the app for parents of the service (`cribcall open`), when it serves one.
+    public static func launcher(_ role: Role, _ settings: Settings) -> DesktopEntry? {
+        guard settings.web != nil else { return nil }
+        return DesktopEntry(
+            fileName: "cribcall-\(role.rawValue).desktop",
+            name: "CribCall" + (settings.name.map { " (\($0))" } ?? ""),
+            comment: "The baby monitor's app: live view, alerts, history and settings",
+            executable: settings.executable,
+            arguments: ["open", "--data-dir", settings.dataDirectory.standardizedFileURL.path],
+            icon: "camera-web")
+    }
+
     /// The unit for `role` with `settings`.
     ///
     /// - Throws: ``SystemdUnitError`` `invalidCommand` for monitor-only settings on a listener, or a program path
@@ -58,9 +76,16 @@ public enum CribCallServiceUnit {
         case .monitor:
             if let audioSource = settings.audioSource { arguments += ["--audio-source", audioSource] }
             if let port = settings.port { arguments += ["--port", String(port)] }
+            if settings.safety { arguments.append("--safety") }
+            if let videoSource = settings.videoSource { arguments += ["--video-source", videoSource] }
+            if let web = settings.web { arguments += ["--web", String(web)] }
         case .listener:
-            guard settings.audioSource == nil, settings.port == nil else {
-                throw SystemdUnitError(.invalidCommand, "--audio-source and --port are settings of the monitor")
+            guard settings.audioSource == nil, settings.port == nil, !settings.safety, settings.videoSource == nil,
+                settings.web == nil
+            else {
+                throw SystemdUnitError(
+                    .invalidCommand,
+                    "--audio-source, --port, --safety, --video-source and --web are settings of the monitor")
             }
         }
         let what = role == .monitor ? "monitor" : "listener"

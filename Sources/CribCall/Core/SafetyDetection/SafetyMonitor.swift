@@ -178,14 +178,23 @@ public struct SafetyMonitor: Sendable {
 
     private func monitoring(at now: Duration) -> (MonitoringState, String?) {
         if let cameraLost { return (.paused, cameraLost) }
-        guard let lastFrameAt else { return (.paused, "waiting for the camera") }
-        if now - lastFrameAt > settings.cameraTimeout { return (.paused, "camera disconnected") }
+        guard let lastFrameAt else { return (.paused, Reason.waitingForCamera) }
+        if now - lastFrameAt > settings.cameraTimeout { return (.paused, Reason.cameraDisconnected) }
         switch judgement {
-        case .tooDark: return (.stale, "too dark to judge")
-        case .tooBright: return (.stale, "too bright to judge")
-        case .empty: return (.stale, "nothing seen in the sleep area")
+        case .tooDark: return (.stale, Reason.tooDark)
+        case .tooBright: return (.stale, Reason.tooBright)
+        case .empty: return (.stale, Reason.emptyArea)
         case .judgeable, nil: return (.active, nil)
         }
+    }
+
+    /// The reasons a status gives for not judging (besides a lost camera's own words).
+    public enum Reason {
+        public static let waitingForCamera = "waiting for the camera"
+        public static let cameraDisconnected = "camera disconnected"
+        public static let tooDark = "too dark to judge"
+        public static let tooBright = "too bright to judge"
+        public static let emptyArea = "nothing seen in the sleep area"
     }
 
     /// Starts or stops the detectors as monitoring becomes active or not.

@@ -7,10 +7,12 @@ struct CribCall: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cribcall",
         abstract: "CribCall: a LAN-only baby monitor with no cloud.",
+        version: CribCallVersion.current,
         subcommands: [
             MonitorCommand.self, ScanCommand.self, PairCommand.self, ListenCommand.self, IdentityCommand.self,
             CanonicalizeCommand.self,
             DetectCommand.self, ListenersCommand.self, SettingsCommand.self, PairingCommand.self, MonitorsCommand.self,
+            OpenAppCommand.self, CameraCommand.self,
             InstallServiceCommand.self, AlertCommand.self,
         ]
     )

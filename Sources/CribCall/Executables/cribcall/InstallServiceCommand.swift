@@ -36,9 +36,28 @@ struct InstallServiceCommand: ParsableCommand {
     @Option(help: "Monitor only: UDP port of the control channel, passed to the service.")
     var port: Int?
 
+    @Flag(help: "Monitor only: watch the camera with the safety detectors (see `cribcall monitor --help`).")
+    var safety = false
+
+    @Option(help: "Monitor only: the camera, passed to the service (see `cribcall monitor --help`).")
+    var videoSource: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Monitor only: serve the app for parents on this loopback port (0: any free port), and add a launcher "
+                + "to the application menu that opens it.",
+            valueName: "port"))
+    var web: Int?
+
     @Option(
         help: "Directory to write the unit into (default: $XDG_CONFIG_HOME/systemd/user or ~/.config/systemd/user).")
     var unitDir: String?
+
+    @Option(
+        help:
+            "Directory to write the launcher into (default: $XDG_DATA_HOME/applications or ~/.local/share/applications)."
+    )
+    var launcherDir: String?
 
     @Option(help: "The cribcall program the service runs (default: this program).")
     var executable: String?
@@ -54,7 +73,11 @@ struct InstallServiceCommand: ParsableCommand {
         request.name = name
         request.audioSource = audioSource
         request.port = port
+        request.safety = safety
+        request.videoSource = videoSource
+        request.web = web
         request.unitDirectory = unitDir
+        request.launcherDirectory = launcherDir
         request.executable = executable
         request.force = force
         return request

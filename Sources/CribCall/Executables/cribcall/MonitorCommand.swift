@@ -64,6 +64,15 @@ struct MonitorCommand: AsyncParsableCommand {
         help: "Stream live audio only over this local address (repeatable; default: every interface).")
     var iceAddresses: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the app for parents (setup, live view, alerts, history, settings) on this loopback port "
+                + "(0: any free port).",
+            discussion: "It prints the app's address, with a secret that changes every run: only that link opens "
+                + "it. Open it in a browser on this machine.",
+            valueName: "port"))
+    var web: Int?
+
     func run() async throws {
         var request = MonitorRequest()
         request.name = name
@@ -77,6 +86,7 @@ struct MonitorCommand: AsyncParsableCommand {
         request.noDiscovery = noDiscovery
         request.iceAddresses = iceAddresses
         request.safety = safety
+        request.webPort = web
         try await reportingFailures("monitor") { try await request.run(in: data.directory) }
     }
 }

@@ -5,9 +5,11 @@ import CribCallDiscovery
 import CribCallMonitor
 import CribCallProtocol
 import CribCallStore
+import CribCallWeb
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
+import LocalWebApp
 import Logging
 import Media
 import QRCode
@@ -43,6 +45,8 @@ public struct MonitorRequest: Sendable {
     public var iceAddresses: [String] = []
     /// Watch the camera (``videoSource``) with CribAlert's safety detectors.
     public var safety = false
+    /// Serve the app for parents on this loopback port (0: any free port); nil: no app.
+    public var webPort: Int?
 
     /// The forms of `--audio-source`.
     public static let audioSourceSyntax = AudioSourceSpec.syntax
@@ -124,7 +128,28 @@ public struct MonitorRequest: Sendable {
                 if key == UInt8(ascii: "q") || key == UInt8(ascii: "Q") { Task { await service.showQR() } }
             }
         let output = Output(json: json, qrPNG: qrPNG, interactive: keys != nil)
-        let printer = Task { for await event in service.events { output.print(event) } }
+        let app = webPort.map { _ in
+            MonitorWebApp(
+                service: service, database: database, camera: camera, mediaEngine: media,
+                version: CribCallVersion.current)
+        }
+        let printer = Task {
+            for await event in service.events {
+                output.print(event)
+                await app?.observe(event)
+            }
+        }
+        var web: LocalWebServer?
+        if let app, let webPort {
+            do {
+                web = try await app.serve(port: webPort)
+            } catch {
+                await listener.shutdown()
+                await printer.value
+                throw CommandFailure.usage("\(error) (--web \(webPort))")
+            }
+            output.write(AppAddressFile.announce(web!.url, in: data, json: json))
+        }
         let stop = ShutdownSignals { await listener.shutdown() }
         let detection = Task {
             if let failure = await service.detectSound(from: input) {
@@ -139,8 +164,8 @@ public struct MonitorRequest: Sendable {
             }
             watching = Task { await service.watchSafety(camera: camera) }
         }
-        let control = try? await ControlSocketServer.start(path: data.controlSocket.path) { request in
-            Self.answer(request, service: service)
+        let control = try? await ControlSocketServer.start(path: data.controlSocket.path) { [camera] request in
+            Self.answer(request, service: service, camera: camera)
         }
         if control == nil {
             log.warning("no control socket at \(data.controlSocket.path): `cribcall alert` cannot reach this monitor")
@@ -159,6 +184,9 @@ public struct MonitorRequest: Sendable {
         detection.cancel()
         watching?.cancel()
         await control?.close()
+        await app?.closeStreams()
+        if let web { AppAddressFile(in: data).remove(ifHolding: web.url) }
+        await web?.close()
         await printer.value
         _ = stop
     }
@@ -177,17 +205,29 @@ public struct MonitorRequest: Sendable {
 
     /// One request on the monitor's control socket: `{"command":"trigger","kind":K}` raises an alert through the
     /// real path (`cribcall alert trigger`), `{"command":"status"}` tells the safety status.
-    static func answer(_ request: JSONValue, service: MonitorService) -> AsyncStream<JSONValue> {
+    static func answer(_ request: JSONValue, service: MonitorService, camera: VideoCapture?) -> AsyncStream<JSONValue> {
         AsyncStream { continuation in
             Task {
-                continuation.yield(await answerOnce(request, service: service))
+                continuation.yield(await answerOnce(request, service: service, camera: camera))
                 continuation.finish()
             }
         }
     }
 
-    private static func answerOnce(_ request: JSONValue, service: MonitorService) async -> JSONValue {
+    private static func answerOnce(_ request: JSONValue, service: MonitorService, camera: VideoCapture?) async
+        -> JSONValue
+    {
         switch request["command"]?.stringValue {
+        case "camera":
+            guard let camera else {
+                return ["ok": false, "error": "this monitor watches no camera: start it with --safety"]
+            }
+            switch request["action"]?.stringValue {
+            case "disconnect": camera.disconnect(reason: "camera disconnected")
+            case "reconnect": camera.reconnect()
+            default: return ["ok": false, "error": "action must be disconnect or reconnect"]
+            }
+            return ["ok": true]
         case "trigger":
             guard let kind = request["kind"]?.stringValue.map(SafetyAlertKind.init(rawValue:)),
                 SafetyAlertKind.known.contains(kind)
@@ -209,7 +249,7 @@ public struct MonitorRequest: Sendable {
             }
             return ["ok": true, "safety": MonitorEvent.safetyStatus(status).json]
         default:
-            return ["ok": false, "error": "unknown command: use trigger or status"]
+            return ["ok": false, "error": "unknown command: use trigger, status or camera"]
         }
     }
 
@@ -226,6 +266,11 @@ public struct MonitorRequest: Sendable {
             self.json = json
             self.qrPNG = qrPNG
             self.interactive = interactive
+        }
+
+        /// One line as it is.
+        func write(_ line: String) {
+            terminal.write(line + "\n")
         }
 
         func print(_ event: MonitorEvent) {

@@ -3,6 +3,7 @@ public import CribCallProtocol
 import CribCallStore
 public import Foundation
 public import SafetyDetection
+import SoundDetection
 
 /// A camera the monitor's safety detectors watch: grey frames with the faces found in them, its loss, and its
 /// latest picture for an alert's evidence. `VideoCapture` is one; tests use a twin.
@@ -13,6 +14,8 @@ public protocol SafetyCamera: Sendable {
     var latestEvidence: (width: Int, height: Int, jpeg: [UInt8])? { get }
     func start()
     func stop()
+    /// Tries the camera again now (the app's "Reconnect camera").
+    func reconnect()
 }
 
 public enum SafetyCameraEvent: Sendable {
@@ -106,8 +109,9 @@ extension MonitorService {
         handleSafety(.frame(measurement, faces: faces, at: run.time(instant)))
     }
 
-    /// Feeds 16 kHz audio to the cry detector (from the sound detection loop).
+    /// Feeds 16 kHz audio to the cry detector (from the sound detection loop), and keeps its level for meters.
     func hearCrying(_ chunk: [Float]) {
+        soundLevel = SoundLevel.level(rms: SoundLevel.rms(chunk))
         guard var run = safety else { return }
         let detections = run.cry.process(chunk)
         safety = run
@@ -206,7 +210,8 @@ extension MonitorService {
 
     /// ALERT_ACTION from a trusted listener: ALERT_UPDATED to every listener; a mute silences that kind for all.
     func handleAlertAction(_ action: AlertAction, from listenerId: String) -> [ControlSession.Action] {
-        guard let kind = safety?.alerts.last(where: { $0.id == action.alertId })?.kind else {
+        let name = (try? database.trustedListeners())?.first { $0.listenerId == listenerId }?.name ?? listenerId
+        guard act(action, by: name) != nil else {
             return [
                 .send(
                     .error(
@@ -214,7 +219,15 @@ extension MonitorService {
                         inReplyTo: "ALERT_ACTION"))
             ]
         }
-        let name = (try? database.trustedListeners())?.first { $0.listenerId == listenerId }?.name ?? listenerId
+        return []
+    }
+
+    /// An action on a recent alert, taken by `name` (a listener, or someone at the monitor): ALERT_UPDATED to every
+    /// listener, kept in the event log's history; a mute silences that kind for everyone.
+    /// - Returns: The update, or nil when this monitor raised no such alert recently.
+    @discardableResult
+    public func act(_ action: AlertAction, by name: String) -> AlertUpdated? {
+        guard let kind = safety?.alerts.last(where: { $0.id == action.alertId })?.kind else { return nil }
         let now = wallClockMilliseconds()
         var update: AlertUpdated
         switch action.action {
@@ -228,14 +241,18 @@ extension MonitorService {
             update = AlertUpdated(
                 alertId: action.alertId, state: .muted, by: name, at: now, mutedUntil: now + Int64(minutes) * 60_000)
         }
+        try? database.recordAlertUpdate(
+            AlertUpdateRecord(
+                alertId: update.alertId, state: update.state.rawValue, byName: update.by, at: update.at,
+                mutedUntil: update.mutedUntil))
         emit.yield(.alertUpdated(update))
         for session in sessions.values where session.listenerId != nil {
             session.outbox.send(.alertUpdated(update))
         }
-        return []
+        return update
     }
 
-    private func wallClockMilliseconds() -> Int64 {
+    func wallClockMilliseconds() -> Int64 {
         Int64((wallClock().timeIntervalSince1970 * 1000).rounded())
     }
 }

@@ -47,6 +47,10 @@ public actor MonitorService {
     // Safety detections (MonitorService+Safety.swift), while a camera is watched.
     var safety: SafetyRun?
 
+    /// The microphone's level (0…100) in the latest chunk the sound detection heard, for level meters; nil before
+    /// any sound was heard.
+    public internal(set) var soundLevel: Int?
+
     struct Session {
         let connection: any ControlConnection
         var listenerId: String?
@@ -93,6 +97,16 @@ public actor MonitorService {
                 certFingerprint: identity.fingerprint.hex, port: transport.port))
         if showingQR { showQR() }
         let watcher = Task { [weak self] in await self?.watchStore() }
+        // History (the app's Tonight / Last Night) knows when the monitor ran; a run cut by a power loss ends where
+        // it was last seen, within a minute.
+        let run = try? database.beginMonitoringSession(at: wallClockMilliseconds())
+        let heartbeat = Task { [database, wallClock] in
+            while !Task.isCancelled, let run {
+                try? await Task.sleep(for: .seconds(60))
+                try? database.touchMonitoringSession(
+                    id: run, at: Int64((wallClock().timeIntervalSince1970 * 1000).rounded()))
+            }
+        }
         await withDiscardingTaskGroup { group in
             for await connection in transport.connections {
                 let id = register(connection)
@@ -100,6 +114,8 @@ public actor MonitorService {
             }
         }
         watcher.cancel()
+        heartbeat.cancel()
+        if let run { try? database.endMonitoringSession(id: run, at: wallClockMilliseconds()) }
         emit.finish()
     }
 
@@ -358,6 +374,11 @@ public actor MonitorService {
         if renamed, let advertisement {
             try? await advertisement.update(self.advertisement(named: stored.monitorName))
         }
+    }
+
+    /// Takes up settings this process stored (another process's changes are noticed by themselves).
+    public func applyStoredSettings() async {
+        await reloadSettings()
     }
 
     /// Re-enables PIN pairing after the lockout.

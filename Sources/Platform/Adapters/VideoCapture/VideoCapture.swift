@@ -110,6 +110,10 @@ public final class VideoCapture: Sendable {
         var stopped = false
         var started = false
         var picture: Picture?
+        /// Why the camera is held disconnected (``disconnect(reason:)``); nil while it may run.
+        var held: String?
+        /// ``reconnect()`` was asked for: retry at once.
+        var retryNow = false
     }
 
     /// - Throws: ``VideoCaptureError`` (`.missingPlugin`) when GStreamer's video elements are not installed.
@@ -165,6 +169,25 @@ public final class VideoCapture: Sendable {
         if running == nil { continuation.finish() }
     }
 
+    /// Lets go of the camera as if it were unplugged (for trying things out, like a debug trigger): `.lost(reason)`,
+    /// and no retry until ``reconnect()``.
+    public func disconnect(reason: String = "camera disconnected") {
+        let running = shared.withLock { shared in
+            shared.held = reason
+            return shared.running
+        }
+        running?.requestStop()
+    }
+
+    /// Tries the camera again now: after ``disconnect(reason:)``, or to skip the wait before the next retry after a
+    /// loss.
+    public func reconnect() {
+        shared.withLock { shared in
+            shared.held = nil
+            shared.retryNow = true
+        }
+    }
+
     /// The latest frame as a JPEG; nil before the first.
     public var latestPicture: Picture? { shared.withLock { $0.picture } }
 
@@ -178,6 +201,12 @@ public final class VideoCapture: Sendable {
     private func runUntilStopped() {
         defer { continuation.finish() }
         while !shared.withLock({ $0.stopped }) {
+            if let held = shared.withLock({ $0.held }) {
+                // Disconnected on purpose: lost until reconnected (or stopped).
+                continuation.yield(.lost(held))
+                while shared.withLock({ $0.held != nil && !$0.stopped }) { Thread.sleep(forTimeInterval: 0.05) }
+                continue
+            }
             let run: VideoCapturePipeline
             do {
                 run = try VideoCapturePipeline(
@@ -197,13 +226,19 @@ public final class VideoCapture: Sendable {
             }
             if stopNow { run.requestStop() }
             let failure = run.run()
-            shared.withLock { $0.running = nil }
-            guard let failure, !shared.withLock({ $0.stopped }) else { return }
+            let held = shared.withLock { shared in
+                shared.running = nil
+                shared.retryNow = false
+                return shared.held
+            }
+            if shared.withLock({ $0.stopped }) { return }
+            if held != nil { continue }
+            guard let failure else { return }
             continuation.yield(.lost(failure.message))
             if failure.code == .missingPlugin { return }
-            // Wait for the retry, waking early if stopped.
+            // Wait for the retry, waking early if stopped or asked to reconnect.
             let deadline = ContinuousClock.now + configuration.retryInterval
-            while ContinuousClock.now < deadline, !shared.withLock({ $0.stopped }) {
+            while ContinuousClock.now < deadline, !shared.withLock({ $0.stopped || $0.retryNow }) {
                 Thread.sleep(forTimeInterval: 0.05)
             }
         }

@@ -56,6 +56,22 @@ struct CribCallServiceUnitTests {
         }
     }
 
+    @Test("with --web: the monitor serves the app, and a launcher opens it; the listener refuses monitor options")
+    func webAndLauncher() throws {
+        var settings = CribCallServiceUnit.Settings(
+            executable: "/usr/bin/cribcall", dataDirectory: URL(fileURLWithPath: "/home/me/crib"), name: "Nursery")
+        #expect(CribCallServiceUnit.launcher(.monitor, settings) == nil)
+        settings.safety = true
+        settings.videoSource = "v4l2"
+        settings.web = 8480
+        let unit = try CribCallServiceUnit.unit(.monitor, settings).rendered()
+        #expect(unit.contains("--safety --video-source v4l2 --web 8480"))
+        let launcher = try #require(CribCallServiceUnit.launcher(.monitor, settings))
+        #expect(launcher.fileName == "cribcall-monitor.desktop" && launcher.name == "CribCall (Nursery)")
+        #expect(try launcher.rendered().contains("Exec=/usr/bin/cribcall open --data-dir /home/me/crib\n"))
+        #expect(throws: SystemdUnitError.self) { try CribCallServiceUnit.unit(.listener, settings) }
+    }
+
     @Test("the running program's path is absolute and executable")
     func currentExecutable() {
         let path = UserServiceUnit.currentExecutable()

@@ -115,6 +115,26 @@ struct VideoCaptureTests {
         #expect(events.frames.isEmpty)
     }
 
+    @Test("disconnected on purpose: lost, no frames and no retry until reconnected, then frames again")
+    func disconnectAndReconnect() async throws {
+        var configuration = VideoCapture.Configuration()
+        configuration.retryInterval = .milliseconds(200)
+        let capture = try VideoCapture(source: .test, configuration: configuration)
+        let events = Events(capture)
+        capture.start()
+        defer { capture.stop() }
+        try await eventually("frames", timeout: .seconds(30)) { events.frames.count >= 3 }
+        capture.disconnect(reason: "camera disconnected")
+        try await eventually("the loss", timeout: .seconds(10)) { events.losses == ["camera disconnected"] }
+        let held = events.frames.count
+        try await Task.sleep(for: .seconds(1))
+        #expect(events.frames.count == held, "no frame while disconnected, and no retry")
+        #expect(events.losses.count == 1)
+        capture.reconnect()
+        try await eventually("frames again", timeout: .seconds(30)) { events.frames.count >= held + 3 }
+        #expect(events.losses.count == 1)
+    }
+
     /// What an `intervideosrc` on a channel shows: the size and mean level of each frame, in grey.
     final class ChannelWatcher: Sendable {
         struct Seen: Sendable {

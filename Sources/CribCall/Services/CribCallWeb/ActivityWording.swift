@@ -1,0 +1,69 @@
+import CribCallProtocol
+import CribCallStore
+import Foundation
+import SafetyDetection
+
+/// One line of the app's activity and history: what happened, told as resolved, in the past tense, without scores
+/// (seed 003 §7.1).
+struct ActivityItem: Sendable, Hashable {
+    enum Tone: String, Sendable {
+        case ok, info, attention
+    }
+
+    var timestamp: Int64
+    var kind: String
+    var title: String
+    var detail: String
+    var tone: Tone
+}
+
+/// The words of the activity timeline.
+enum ActivityWording {
+    /// An event of the log (a noise or a safety alert), with how the alert ended if it was acted on.
+    static func item(_ event: NoiseEventRecord, update: AlertUpdateRecord?) -> ActivityItem {
+        guard event.isSafetyAlert else {
+            let title = event.kind == "noise" ? "Sound noticed" : "\(event.kind.capitalized) noticed"
+            return ActivityItem(
+                timestamp: event.timestamp, kind: event.kind, title: title,
+                detail: "Paired devices were told.", tone: .info)
+        }
+        let title: String
+        switch SafetyAlertKind(rawValue: event.kind) {
+        case .crying: title = "Crying noticed"
+        case .faceCovered: title = "Face may have been covered"
+        case .onStomach: title = "Baby may have rolled onto their stomach"
+        case .stillness: title = "Unusual stillness noticed"
+        default: title = "Something was noticed"
+        }
+        return ActivityItem(
+            timestamp: event.timestamp, kind: event.kind, title: title, detail: resolution(update),
+            tone: update?.state == "okay" ? .ok : .attention)
+    }
+
+    /// How an alert ended: "Checked by Mum.", "Marked as okay by Dad.", or that it was sent.
+    static func resolution(_ update: AlertUpdateRecord?) -> String {
+        guard let update else { return "Alert sent to paired devices." }
+        switch update.state {
+        case "checking": return "Checked by \(update.byName)."
+        case "okay": return "Marked as okay by \(update.byName); monitoring continued."
+        case "muted": return "Muted for a few minutes by \(update.byName)."
+        default: return "Seen by \(update.byName)."
+        }
+    }
+
+    /// A monitoring run's start and (when over) its end.
+    static func items(_ session: MonitoringSessionRecord) -> [ActivityItem] {
+        var items = [
+            ActivityItem(
+                timestamp: session.startedAt, kind: "monitoring_started", title: "Monitoring started",
+                detail: "System active.", tone: .info)
+        ]
+        if let end = session.endedAt {
+            items.append(
+                ActivityItem(
+                    timestamp: end, kind: "monitoring_stopped", title: "Monitoring stopped",
+                    detail: "The monitor was turned off.", tone: .info))
+        }
+        return items
+    }
+}

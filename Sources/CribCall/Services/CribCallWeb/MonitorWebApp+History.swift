@@ -1,0 +1,58 @@
+import CanonicalJSON
+import CribCallStore
+import Foundation
+
+extension MonitorWebApp {
+    /// How many events one night's history lists at most.
+    static let historyLimit = 300
+
+    /// One night of history (the README's `history`): when the monitor ran, what happened, told as resolved.
+    /// - Throws: `NightRange.Invalid` for a range that is not tonight, last-night or a date.
+    func history(_ range: String) throws -> JSONValue {
+        let calendar = Calendar.current
+        let night = try NightRange(parsing: range, now: wallClock(), calendar: calendar)
+        let from = Self.milliseconds(night.from)
+        let to = Self.milliseconds(night.to)
+        let now = Self.milliseconds(wallClock())
+        let sessions = (try? database.monitoringSessions(from: from, to: to)) ?? []
+        let events = (try? database.events(from: from, to: to, limit: Self.historyLimit)) ?? []
+        let updates = (try? database.alertUpdates(for: events.filter(\.isSafetyAlert).map(\.eventId))) ?? [:]
+        var items = events.map { ActivityWording.item($0, update: updates[$0.eventId]) }
+        items += sessions.flatMap(ActivityWording.items).filter { $0.timestamp >= from && $0.timestamp < to }
+        items.sort { $0.timestamp > $1.timestamp }
+        // Time monitored inside the night: each run's overlap with it (a run still going counts until now).
+        let monitored = sessions.reduce(Int64(0)) { total, session in
+            let end = session.endedAt ?? max(session.lastSeenAt, min(now, to))
+            return total + max(0, min(end, to) - max(session.startedAt, from))
+        }
+        let alerts = events.filter(\.isSafetyAlert).count
+        let summary: String
+        if sessions.isEmpty {
+            summary = "No monitoring on this night"
+        } else if alerts == 0 {
+            summary = "Monitoring stayed normal"
+        } else {
+            summary = "Monitoring continued after \(alerts) \(alerts == 1 ? "alert" : "alerts")"
+        }
+        let starts = (try? database.monitoringSessionStarts(before: now + 1, limit: 400)) ?? []
+        let days = Set(
+            starts.map { NightRange.day(of: Date(timeIntervalSince1970: Double($0) / 1000), calendar: calendar) })
+        return [
+            "range": .string(night.name), "from": .number(Double(from)), "to": .number(Double(to)),
+            "summary": ["durationSec": .number(Double(monitored / 1000)), "text": .string(summary)],
+            "sessions": .array(
+                sessions.map {
+                    [
+                        "startedAt": .number(Double($0.startedAt)),
+                        "endedAt": $0.endedAt.map { .number(Double($0)) } ?? .null,
+                    ]
+                }),
+            "events": .array(items.map(WebAPI.json)),
+            "days": .array(days.sorted().map { .string($0) }),
+        ]
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+}

@@ -1,0 +1,252 @@
+// CribAlert web app: full-screen alerts (seed 003 §6.1–6.2).
+//
+// The newest alert that is still open, and that was not dismissed on this page, is shown full screen as an
+// alertdialog. Its texts and buttons come from the monitor. "I am checking", "Mark as okay" and "Mute for 5
+// minutes" act for everyone (POST api/alerts/{id}/action); "Dismiss", the close button and Escape only close it
+// here. When another device acts, the dialog says so (and closes for okay and mute).
+"use strict";
+
+const Alerts = (() => {
+    const known = new Map(); // alertId → the latest alert object seen (state events and API answers)
+    const dismissed = new Set(); // closed on this page
+    const heard = new Set(); // alerts whose sound has played
+    const mine = new Map(); // alertId → the state our own last action asked for
+    let shown = null; // alertId on screen
+    let shownAt = 0;
+    let returnFocus = null;
+
+    const layer = () => $("#alert-layer");
+    const dialog = () => $("#alert-dialog");
+
+    const ACTION_STATES = { checking: "checking", okay: "okay", mute: "muted" };
+    const DEFAULT_BUTTONS = {
+        crying: [{ action: "view", label: "Open live view" }, { action: "mute", label: "Mute for 5 minutes" }],
+        other: [{ action: "view", label: "View live camera" }, { action: "checking", label: "I am checking" },
+            { action: "okay", label: "Mark as okay" }],
+    };
+
+    function variant(alert) {
+        if (alert.kind === "crying") return "crying";
+        return alert.severity === "high" ? "high" : "medium";
+    }
+
+    function defaultTag(alert) {
+        if (alert.severity === "high") return "SAFETY ALERT";
+        return alert.kind === "crying" ? "Listening for sounds" : "Monitoring movement";
+    }
+
+    /** What someone else did, in a calm sentence ("Mum's laptop marked it as okay."). */
+    function otherDid(alert) {
+        const by = alert.by || "Someone";
+        if (alert.state === "checking") return `${by} is checking.`;
+        if (alert.state === "okay") return `${by} marked it as okay.`;
+        if (alert.state === "muted") return `${by} muted these alerts for 5 minutes.`;
+        return "";
+    }
+
+    // ------------------------------------------------------------------------------------------- what is known
+
+    /** Takes in one alert (from a state event or an API answer). */
+    function learn(alert) {
+        if (!alert || !alert.alertId) return;
+        const before = known.get(alert.alertId);
+        known.set(alert.alertId, alert);
+        if (before && before.state !== alert.state) changed(alert);
+        if (alert.state === "open" && !heard.has(alert.alertId)) {
+            heard.add(alert.alertId);
+            ring();
+        }
+    }
+
+    /** An alert's state changed: say so when it was not this page's own doing. */
+    function changed(alert) {
+        const ours = mine.get(alert.alertId) === alert.state;
+        if (!ours && alert.state !== "open") announce(`${alert.title}: ${otherDid(alert)}`);
+    }
+
+    /** The alert sound and vibration the person chose (silently nothing when the browser does not allow it). */
+    function ring() {
+        const app = (Live.state && Live.state.app) || {};
+        Sounds.play(app.alertSound || "calm-chime", app.volume === undefined ? 75 : app.volume);
+        Sounds.vibrate(app.vibration || "heartbeat");
+    }
+
+    /** The alert to show: the newest open one not dismissed here; the one on screen stays while still relevant. */
+    function choose() {
+        let newest = null;
+        for (const a of known.values()) {
+            if (a.state !== "open" || dismissed.has(a.alertId)) continue;
+            if (!newest || (a.detectedAt || 0) > (newest.detectedAt || 0)) newest = a;
+        }
+        const current = shown && known.get(shown);
+        const currentStays = current && !dismissed.has(current.alertId)
+            && (current.state === "open" || current.state === "checking");
+        if (newest && (!currentStays || (newest.detectedAt || 0) > (current.detectedAt || 0))) return newest;
+        return currentStays ? current : null;
+    }
+
+    function refresh() {
+        const alert = choose();
+        if (!alert) {
+            if (shown) close();
+            return;
+        }
+        if (shown !== alert.alertId) open(alert);
+        draw(alert);
+    }
+
+    // ------------------------------------------------------------------------------------------- the dialog
+
+    function open(alert) {
+        const first = !shown;
+        shown = alert.alertId;
+        shownAt = performance.now();
+        if (first) returnFocus = document.activeElement;
+        layer().hidden = false;
+        document.body.classList.add("alert-open");
+        // everything behind the dialog is out of reach (keyboard, pointer, screen reader) while it is open
+        $("#main").inert = true;
+        $("#tabbar").inert = true;
+        $("#alert-error").hidden = true;
+        $("#alert-actions").dataset.signature = "";
+        draw(alert);
+        const primary = $("#alert-actions button");
+        (primary || $("#alert-title")).focus();
+        CameraFeed.retry();
+    }
+
+    function close() {
+        shown = null;
+        layer().hidden = true;
+        document.body.classList.remove("alert-open");
+        $("#main").inert = false;
+        $("#tabbar").inert = false;
+        const back = returnFocus;
+        returnFocus = null;
+        if (back && back.isConnected && back.offsetParent !== null) back.focus();
+        else {
+            const heading = $("section[data-screen]:not([hidden]) h1[tabindex]");
+            if (heading) heading.focus();
+        }
+    }
+
+    function buttonsOf(alert) {
+        const given = Array.isArray(alert.buttons) && alert.buttons.length ? alert.buttons
+            : DEFAULT_BUTTONS[alert.kind === "crying" ? "crying" : "other"];
+        // once someone is checking, "I am checking" has been said
+        const list = given.filter((b) => !(b.action === "checking" && alert.state === "checking"));
+        // without "Mark as okay" (crying), "Dismiss" closes it here (when the monitor did not list it already)
+        const closes = list.some((b) => b.action === "okay" || b.action === "dismiss");
+        if (!closes) list.push({ action: "dismiss", label: "Dismiss" });
+        return list;
+    }
+
+    const BUTTON_CLASS = { view: "btn btn-dark", checking: "btn btn-secondary", mute: "btn btn-secondary" };
+
+    function draw(alert) {
+        const box = dialog();
+        box.className = `alert ${variant(alert)}`;
+        setText($("#alert-tag"), alert.tag || defaultTag(alert));
+        setText($("#alert-title"), alert.title || "Something was noticed");
+        setText($("#alert-body"), alert.body || "Please take a moment to check your baby.");
+        const by = $("#alert-by");
+        const ours = mine.get(alert.alertId) === alert.state;
+        by.hidden = alert.state !== "checking";
+        const byWords = ours ? "You are checking." : `Checked by ${alert.by || "someone"}`;
+        setText(by, alert.state === "checking" ? byWords : "");
+        renderList($("#alert-actions"), buttonsOf(alert), (b) => h("button", {
+            type: "button", class: BUTTON_CLASS[b.action] || "text-btn", text: b.label,
+            dataset: { alert: b.action, key: b.action },
+        }), alert.alertId);
+    }
+
+    // ------------------------------------------------------------------------------------------- acting
+
+    async function act(action) {
+        const alert = shown && known.get(shown);
+        if (!alert) return;
+        if (action === "view") {
+            dismissed.add(alert.alertId);
+            refresh();
+            Router.go("/monitor");
+            // the monitor tab's live preview, in view, with the focus on its full-screen button
+            $("#monitor-preview").scrollIntoView({ block: "center" });
+            $('#monitor-preview [data-action="fullscreen"]').focus({ preventScroll: true });
+            return;
+        }
+        if (action === "dismiss" || action === "close") {
+            dismissed.add(alert.alertId);
+            refresh();
+            return;
+        }
+        const target = ACTION_STATES[action];
+        if (!target) return;
+        mine.set(alert.alertId, target);
+        const error = $("#alert-error");
+        const ok = await attempt(async () => {
+            learn(await api(`api/alerts/${encodeURIComponent(alert.alertId)}/action`, {
+                method: "POST", body: { action },
+            }));
+        }, error);
+        if (!ok) {
+            mine.delete(alert.alertId);
+            return;
+        }
+        if (target === "checking") announce("You are checking. Everyone else sees it too.");
+        if (target === "okay") announce("Marked as okay for everyone.");
+        if (target === "muted") announce("These alerts are muted for 5 minutes, for everyone.");
+        refresh();
+        if (target === "checking") {
+            const next = $("#alert-actions button");
+            if (next) next.focus();
+        }
+    }
+
+    function init() {
+        dialog().addEventListener("click", (event) => {
+            const button = event.target.closest("[data-alert]");
+            if (button) act(button.dataset.alert);
+        });
+        document.addEventListener("keydown", (event) => {
+            if (!shown) return;
+            if (event.key === "Escape") {
+                event.preventDefault();
+                act("dismiss");
+            } else if (event.key === "Tab") {
+                trapFocus(event);
+            }
+        });
+    }
+
+    /** Keeps Tab and Shift+Tab inside the dialog. */
+    function trapFocus(event) {
+        const focusable = $$("button, [href], input, [tabindex]:not([tabindex='-1'])", dialog())
+            .filter((e) => !e.disabled && e.offsetParent !== null);
+        if (focusable.length === 0) return;
+        const first = focusable[0];
+        const last = focusable[focusable.length - 1];
+        if (event.shiftKey && (document.activeElement === first || !dialog().contains(document.activeElement))) {
+            event.preventDefault();
+            last.focus();
+        } else if (!event.shiftKey && (document.activeElement === last || !dialog().contains(document.activeElement))) {
+            event.preventDefault();
+            first.focus();
+        }
+    }
+
+    return Object.freeze({
+        init,
+        /** A new state: learn its alerts, then show what should be shown. */
+        update(state) {
+            for (const a of (state.alerts || [])) learn(a);
+            refresh();
+        },
+        /** One alert from an API answer (a test trigger): shown at once. */
+        receive(alert) {
+            learn(alert);
+            refresh();
+        },
+        get shown() { return shown; },
+        get shownAt() { return shownAt; },
+    });
+})();

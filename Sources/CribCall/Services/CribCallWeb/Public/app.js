@@ -1,0 +1,138 @@
+// CribAlert web app: start-up. The screens are defined in screens-*.js (one module per area, keyed by name, with
+// a path for the router) and drawn from the latest state the monitor sent; see core.js for the shared parts.
+//
+// Test hook: window.cribalert is a frozen, read-only view of what the page shows (see `snapshot()` below). It
+// holds no secret and no address.
+"use strict";
+
+// Screens shown before (or instead of) a role's own screens.
+defineScreen("loading", { title: "Connecting" });
+defineScreen("unsupported", { title: "Not supported" });
+
+// ---------------------------------------------------------------------------------------------------------------
+// What does not belong to one screen
+
+/** Every Safety Alerts switch (Monitor tab, Settings) shows settings.safetyAlerts and changes it at once. */
+function initSettingSwitches() {
+    for (const input of $$("input[data-setting]")) {
+        input.addEventListener("change", async () => {
+            const key = input.dataset.setting;
+            const on = input.checked;
+            input.disabled = true;
+            const ok = await attempt(() => saveSettings({ [key]: on }));
+            input.disabled = false;
+            if (ok) announce(`Safety Alerts ${on ? "on" : "off"}.`);
+            else input.checked = !on;
+        });
+    }
+}
+
+function syncSettingSwitches(state) {
+    for (const input of $$("input[data-setting]")) {
+        if (input.disabled) continue; // a change is being saved
+        input.checked = !!(state.settings && state.settings[input.dataset.setting]);
+    }
+}
+
+/** Says out loud when monitoring pauses or resumes, whatever screen is shown. */
+let monitoringChangedAt = null; // when the page last saw monitoring change (Date.now(), for the test hook)
+const MonitoringNews = (() => {
+    let last = null;
+    return (state) => {
+        const now = monitoringOf(state);
+        if (now !== last) monitoringChangedAt = Date.now();
+        if (last !== null && now !== last) {
+            if (now === "active" && last !== "off") announce("Monitoring resumed.");
+            else if (now === "paused" || now === "stale") {
+                const reason = state.safety && state.safety.reason;
+                announce(`Monitoring paused: ${reason || "the camera is not connected"}.`);
+            }
+        }
+        last = now;
+    };
+})();
+
+function render(state) {
+    // Pictures only while the camera is watched and there: without --safety ("off") the monitor does not open it,
+    // and while paused it is gone; each request then would only fail. (Decided before a screen asks for one.)
+    const monitoring = monitoringOf(state);
+    CameraFeed.setWanted(!!state && Live.connected && (monitoring === "active" || monitoring === "stale"));
+    Router.render(state);
+    if (!state) return;
+    syncSettingSwitches(state);
+    MonitoringNews(state);
+    Alerts.update(state);
+}
+
+/** The "Reconnecting to the monitor…" banner; it appears only after a short grace, not on a brief hiccup. */
+const ConnectionBanner = (() => {
+    let timer = null;
+    let shown = false;
+    return (connected) => {
+        clearTimeout(timer);
+        if (connected) {
+            if (shown) announce("Connected to the monitor again.");
+            shown = false;
+            $("#offline-banner").hidden = true;
+        } else {
+            timer = setTimeout(() => {
+                shown = true;
+                const words = Live.linkRefused
+                    ? "This link no longer opens the monitor: it was restarted. Run cribcall open for the new link."
+                    : "Reconnecting to the monitor…";
+                setText($("#offline-text"), words);
+                $("#offline-banner").hidden = false;
+                announce(words, { bad: true });
+            }, 1500);
+        }
+        render(Live.state);
+    };
+})();
+
+// ---------------------------------------------------------------------------------------------------------------
+// Test hook
+
+function snapshot() {
+    const state = Live.state;
+    return JSON.parse(JSON.stringify({
+        screen: Router.current,
+        connected: Live.connected,
+        role: state ? state.role : null,
+        monitoring: state ? monitoringOf(state) : null,
+        monitoringChangedAt, // with safetyUpdatedAt (the monitor's clock, the same machine): how late the page was
+        safetyUpdatedAt: state && state.safety ? state.safety.updatedAt : null,
+        babyName: state ? state.app.babyName : null,
+        alertShown: Alerts.shown,
+        status: Status.text,
+        cameraAvailable: CameraFeed.available,
+    }));
+}
+
+Object.defineProperty(window, "cribalert", {
+    value: Object.freeze({ snapshot }),
+    writable: false,
+    configurable: false,
+    enumerable: true,
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Start
+
+/** "Skip to content" moves focus to the screen's heading (a "#main" address would be taken for a route). */
+function initSkipLink() {
+    $(".skip-link").addEventListener("click", (event) => {
+        event.preventDefault();
+        const heading = $("section[data-screen]:not([hidden]) h1[tabindex]");
+        (heading || $("#main")).focus();
+    });
+}
+
+fillIcons();
+initSkipLink();
+initScreens();
+initSettingSwitches();
+Alerts.init();
+Live.onState(render);
+Live.onConnection(ConnectionBanner);
+render(null);
+Live.start();
