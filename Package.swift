@@ -336,8 +336,8 @@ let cribCallTests: [Target] = [
     cribCall.tests(
         .services, "CribCallWeb",
         [
-            "CanonicalJSON", "ControlTransport", "CribCallMonitor", "CribCallStore", "DeviceIdentity", "LocalWebApp",
-            "StreamMedia",
+            "CanonicalJSON", "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
+            "CribCallStore", "DeviceIdentity", "LocalWebApp", "StreamMedia",
         ]
     ),
     cribCall.tests(

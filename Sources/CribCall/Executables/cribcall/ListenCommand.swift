@@ -44,6 +44,14 @@ struct ListenCommand: AsyncParsableCommand {
         help: "What a noise alert does from now on: notify (default) or open (start the monitor's automatic stream).")
     var onNoise: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the app for parents (monitors, alerts and their actions, pairing, live view) on this loopback "
+                + "port (0: any free port).",
+            discussion: "Streams opened from the app play in the page; with no page open they play here as before.",
+            valueName: "port"))
+    var web: Int?
+
     func run() async throws {
         var request = ListenRequest(name: name)
         request.json = json
@@ -53,6 +61,7 @@ struct ListenCommand: AsyncParsableCommand {
         request.record = record
         request.iceAddresses = iceAddresses
         request.onNoise = onNoise
+        request.webPort = web
         try await reportingFailures("listen") { try await request.run(in: data.directory) }
     }
 }

@@ -2,12 +2,15 @@ import CanonicalJSON
 import CribCallListener
 import CribCallProtocol
 import CribCallStore
+import CribCallWeb
 import DesktopNotifications
 import DeviceIdentityStore
 import Foundation
+import LocalWebApp
 import Logging
 import Media
 import QUIC
+import ServiceDiscovery
 import StreamMedia
 import Terminal
 
@@ -30,6 +33,8 @@ public struct ListenRequest: Sendable {
     public var iceAddresses: [String] = []
     /// What a noise alert does from now on: notify or open.
     public var onNoise: String?
+    /// Serve the app for parents on this loopback port (0: any free port); nil: no app.
+    public var webPort: Int?
 
     public init(name: String) {
         self.name = name
@@ -43,8 +48,9 @@ public struct ListenRequest: Sendable {
         let identity = loaded.identity
         let database = try data.database()
         let monitors = try database.trustedMonitors()
-        guard !monitors.isEmpty else {
-            throw CommandFailure.usage("no monitor is paired yet: run `cribcall pair` first")
+        guard !monitors.isEmpty || webPort != nil else {
+            throw CommandFailure.usage(
+                "no monitor is paired yet: run `cribcall pair` first, or pair from the app (`--web 0`)")
         }
         let target = try open.map { try MonitorsCommands.resolve($0, among: monitors) }
         if let onNoise {
@@ -55,6 +61,7 @@ public struct ListenRequest: Sendable {
         }
         let recording = try record.map { try Self.recordingFiles($0, json: json) }
         let log = Logger(label: "cribcall listen")
+        let connector = try QUICConnector(identity: identity)
         let media: (any MediaEngine)?
         do {
             media = try GStreamerMediaEngine(
@@ -65,9 +72,17 @@ public struct ListenRequest: Sendable {
             log.warning("live streams are off: \(error)")
             media = nil
         }
-        let service = ListenerService(
-            identity: identity, name: name, database: database,
-            connector: try QUICConnector(identity: identity), mediaEngine: media)
+        // With the app, streams play in its page (the media goes from the monitor to the browser), and here while
+        // no page is open.
+        let app = webPort.map { _ in
+            ListenerWebApp(
+                identity: identity, name: name, database: database, connector: connector, fallback: media,
+                browser: DNSSDServiceDiscovery(), version: CribCallVersion.current)
+        }
+        let service =
+            app?.service
+            ?? ListenerService(
+                identity: identity, name: name, database: database, connector: connector, mediaEngine: media)
         let streams = StreamControls(
             service: service, mediaType: video ? .audioVideo : .audio,
             monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil)
@@ -75,14 +90,26 @@ public struct ListenRequest: Sendable {
             log.warning("\(failure)")
         }
         let notifications = noNotify ? nil : await Self.desktopNotifications(clicks: streams)
+        await app?.start()
         let listening = Task {
-            for await event in await service.listen() {
+            for await event in await service.listen(keepOpen: app != nil) {
                 let line = self.json ? event.json.canonicalString : event.text
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 if let notification = event.desktopNotification { notifications?.yield(notification) }
                 await streams.observe(event, openOnConnect: target != nil)
+                await app?.observe(event)
             }
             notifications?.finish()
+        }
+        var web: LocalWebServer?
+        if let app, let webPort {
+            do {
+                web = try await app.serve(port: webPort)
+            } catch {
+                listening.cancel()
+                throw CommandFailure.usage("\(error) (--web \(webPort))")
+            }
+            FileHandle.standardOutput.write(Data((AppAddressFile.announce(web!.url, in: data, json: json) + "\n").utf8))
         }
         // On a terminal: l listen, v video, p keep the stream live (pin), e end it; c, o, m act on the latest alert.
         let keys =
@@ -102,6 +129,9 @@ public struct ListenRequest: Sendable {
         let stop = ShutdownSignals { listening.cancel() }
         await listening.value
         keys?.restore()
+        await app?.closeStreams()
+        if let web { AppAddressFile(in: data).remove(ifHolding: web.url) }
+        await web?.close()
         _ = stop
     }
 

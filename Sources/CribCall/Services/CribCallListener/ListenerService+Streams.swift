@@ -331,7 +331,7 @@ extension ListenerService {
 
     // MARK: bookkeeping
 
-    private func newToken() -> UInt64 {
+    func newToken() -> UInt64 {
         nextToken += 1
         return nextToken
     }

@@ -31,6 +31,9 @@ public actor ListenerService {
     var pendingStarts: [String: PendingStart] = [:]
     var nextToken: UInt64 = 0
     var recentlyEnded: [String] = []
+    /// While ``listen(keepOpen:)`` runs: where events go, and the monitors followed.
+    private var reporting: (AsyncStream<ListenerEvent>.Continuation, keepOpen: Bool)?
+    private var following: [String: (token: UInt64, task: Task<Void, Never>)] = [:]
 
     /// Keep-alive interval and silence that counts as a lost link.
     public var pingInterval: Duration = .seconds(5)
@@ -305,20 +308,48 @@ public actor ListenerService {
 
     // MARK: listening
 
-    /// Connects to every paired monitor and reports alerts until the task is cancelled.
-    public func listen() -> AsyncStream<ListenerEvent> {
+    /// Connects to every paired monitor and reports alerts until the stream's consumer stops.
+    ///
+    /// - Parameter keepOpen: Keep the stream open when no monitor is followed (none paired yet, or every one
+    ///   refused this listener): the app pairs new ones (``follow(_:)``). Otherwise the stream ends then.
+    public func listen(keepOpen: Bool = false) -> AsyncStream<ListenerEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ListenerEvent.self)
-        let monitors = (try? database.trustedMonitors()) ?? []
-        let task = Task {
-            await withDiscardingTaskGroup { group in
-                for monitor in monitors {
-                    group.addTask { await self.follow(monitor, report: continuation) }
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
+        reporting = (continuation, keepOpen)
+        for monitor in (try? database.trustedMonitors()) ?? [] { follow(monitor) }
+        if following.isEmpty, !keepOpen { continuation.finish() }
+        continuation.onTermination = { _ in Task { await self.stopFollowing() } }
         return stream
+    }
+
+    /// Follows a monitor paired while ``listen(keepOpen:)`` runs (nothing when not listening, or already followed).
+    public func follow(_ monitor: TrustedMonitorRecord) {
+        guard let (report, _) = reporting, following[monitor.monitorId] == nil else { return }
+        let token = newToken()
+        following[monitor.monitorId] = (
+            token,
+            Task {
+                await self.follow(monitor, report: report)
+                await self.followingEnded(monitor.monitorId, token: token)
+            }
+        )
+    }
+
+    /// Stops following a monitor (forgotten while listening).
+    public func unfollow(monitorId: String) {
+        following.removeValue(forKey: monitorId)?.task.cancel()
+        if following.isEmpty, let (report, keepOpen) = reporting, !keepOpen { report.finish() }
+    }
+
+    private func followingEnded(_ monitorId: String, token: UInt64) {
+        guard following[monitorId]?.token == token else { return }
+        following[monitorId] = nil
+        if following.isEmpty, let (report, keepOpen) = reporting, !keepOpen { report.finish() }
+    }
+
+    private func stopFollowing() {
+        for (_, task) in following.values { task.cancel() }
+        following = [:]
+        reporting = nil
     }
 
     /// Keeps one monitor connected, with reconnection and replay, until cancelled or unauthorized.

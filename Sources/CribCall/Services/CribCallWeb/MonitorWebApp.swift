@@ -34,7 +34,7 @@ public actor MonitorWebApp {
     private var connected: [String: Int] = [:]
     private var check: (run: SetupCheck, start: ContinuousClock.Instant)?
     private var checkTicker: Task<Void, Never>?
-    private var subscribers: [UUID: AsyncStream<ServerSentEvent>.Continuation] = [:]
+    private let pages = PageStreams()
     private var pendingPush: Task<Void, Never>?
     private var levelTicker: Task<Void, Never>?
     var live: [String: LiveView] = [:]
@@ -169,35 +169,30 @@ public actor MonitorWebApp {
 
     /// A new page listening: the state at once, then after every change; the level five times a second.
     func subscribe() async -> AsyncStream<ServerSentEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(32))
-        let id = UUID()
-        subscribers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
-        continuation.yield(ServerSentEvent(name: "state", data: await state().canonicalString))
+        let first = ServerSentEvent(name: "state", data: await state().canonicalString)
+        let stream = pages.open(first: first) { remaining in
+            Task { await self.pagesChanged(remaining) }
+        }
         startLevelTicker()
         return stream
     }
 
     /// Ends every page's event stream (before the server closes: it waits for open requests).
     public func closeStreams() {
-        for subscriber in subscribers.values { subscriber.finish() }
-        subscribers = [:]
+        pages.closeAll()
     }
 
-    private func unsubscribe(_ id: UUID) {
-        subscribers[id] = nil
-        if subscribers.isEmpty {
-            levelTicker?.cancel()
-            levelTicker = nil
-            // No page is open: nobody watches a live view.
-            Task { await endAllLive() }
-        }
+    private func pagesChanged(_ remaining: Int) async {
+        guard remaining == 0 else { return }
+        levelTicker?.cancel()
+        levelTicker = nil
+        // No page is open: nobody watches a live view.
+        await endAllLive()
     }
 
     /// Sends the state to every page soon (changes within 100 ms go out as one).
     func schedulePush() {
-        guard pendingPush == nil, !subscribers.isEmpty else { return }
+        guard pendingPush == nil, pages.count > 0 else { return }
         pendingPush = Task {
             try? await Task.sleep(for: .milliseconds(100))
             await self.push()
@@ -206,8 +201,7 @@ public actor MonitorWebApp {
 
     private func push() async {
         pendingPush = nil
-        let event = ServerSentEvent(name: "state", data: await state().canonicalString)
-        for subscriber in subscribers.values { subscriber.yield(event) }
+        pages.send(ServerSentEvent(name: "state", data: await state().canonicalString))
     }
 
     private func startLevelTicker() {
@@ -222,8 +216,7 @@ public actor MonitorWebApp {
 
     private func sendLevel() async {
         guard let level = await service.soundLevel else { return }
-        let event = ServerSentEvent(name: "level", data: "{\"level\":\(level)}")
-        for subscriber in subscribers.values { subscriber.yield(event) }
+        pages.send(ServerSentEvent(name: "level", data: "{\"level\":\(level)}"))
     }
 
     // MARK: the final setup check

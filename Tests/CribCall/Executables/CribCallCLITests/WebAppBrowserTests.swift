@@ -65,4 +65,27 @@ struct WebAppBrowserTests {
             ]), "\(files)")
         if status == 0 { try? FileManager.default.removeItem(at: artifacts) }
     }
+
+    @Test("cribcall listen --web starts with nothing paired (pairing is in the app); without --web it says what to do")
+    func listenerAppStarts() async throws {
+        let directory = try Subprocess.temporaryDirectory("cribcall-listener-web")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = ["--data-dir", directory.path]
+        let refused = try await Subprocess.run(
+            try Subprocess.builtProduct("cribcall"), ["listen", "--no-notify"] + data)
+        #expect(refused.status == 64 && refused.stderrText.contains("pair from the app (`--web 0`)"))
+
+        let listener = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            ["listen", "--name", "Mum", "--web", "0", "--json", "--no-notify"] + data)
+        let line = try #require(await listener.line { $0.contains(#""event":"web""#) })
+        let url = try #require(
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+        let state = try await LoopbackHTTP.get(url + "api/state")
+        #expect(state.status == 200 && state.text.contains(#""role":"listener""#))
+        let opened = try await Subprocess.run(try Subprocess.builtProduct("cribcall"), ["open", "--print"] + data)
+        #expect(opened.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == url)
+        #expect(await listener.stop() != nil)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("app-url").path))
+    }
 }

@@ -151,9 +151,13 @@ struct CribCallAppTests {
     func installService() {
         var request = InstallServiceRequest(role: .listener)
         request.port = 48080
-        #expect(throws: CommandFailure.usage("--audio-source and --port are settings of the monitor service")) {
-            try request.validate()
-        }
+        let monitorOnly = CommandFailure.usage(
+            "--audio-source, --port, --safety, --video-source and --web are settings of the monitor service")
+        #expect(throws: monitorOnly) { try request.validate() }
+        request.port = nil
+        request.web = 0
+        #expect(throws: monitorOnly) { try request.validate() }
+        request.web = nil
         request.role = .monitor
         request.port = 70_000
         #expect(throws: CommandFailure.usage("--port must be between 1 and 65535")) { try request.validate() }

@@ -15,6 +15,7 @@ import Testing
 /// --web` serves it (every monitor event passed to the app), and requests to it.
 final class WebRig: Sendable {
     let network = InMemoryNetwork()
+    let identity: DeviceIdentity
     let database: CribCallDatabase
     let service: MonitorService
     let camera = TestCamera()
@@ -27,9 +28,11 @@ final class WebRig: Sendable {
 
     init(database: CribCallDatabase? = nil, camera watched: Bool = true) async throws {
         let identity = try DeviceIdentity.generate(now: Date())
+        self.identity = identity
         self.database = try database ?? CribCallDatabase.inMemory()
         listener = network.listen(port: 48080, identity: PeerCertificate(identity: identity))
-        let service = try MonitorService(identity: identity, database: self.database, transport: listener)
+        let service = try MonitorService(
+            identity: identity, database: self.database, transport: listener, mediaEngine: media)
         self.service = service
         let app = MonitorWebApp(
             service: service, database: self.database, camera: watched ? camera : nil, mediaEngine: media,

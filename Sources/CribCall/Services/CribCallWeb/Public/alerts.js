@@ -1,9 +1,11 @@
-// CribAlert web app: full-screen alerts (seed 003 §6.1–6.2).
+// CribAlert web app: full-screen alerts (seed 003 §6.1–6.2), on the monitor and on a listener.
 //
 // The newest alert that is still open, and that was not dismissed on this page, is shown full screen as an
 // alertdialog. Its texts and buttons come from the monitor. "I am checking", "Mark as okay" and "Mute for 5
-// minutes" act for everyone (POST api/alerts/{id}/action); "Dismiss", the close button and Escape only close it
-// here. When another device acts, the dialog says so (and closes for okay and mute).
+// minutes" act for everyone (the monitor: POST api/alerts/{id}/action; a listener: POST
+// api/alerts/{monitorId}/{id}/action, over its link to that monitor); "Dismiss", the close button and Escape only
+// close it here. When another device acts, the dialog says so (and closes for okay and mute). On a listener the
+// alert names its monitor, and "View live camera" opens a video stream of it.
 "use strict";
 
 const Alerts = (() => {
@@ -97,6 +99,8 @@ const Alerts = (() => {
 
     // ------------------------------------------------------------------------------------------- the dialog
 
+    const isListener = () => !!Live.state && Live.state.role === "listener";
+
     function open(alert) {
         const first = !shown;
         shown = alert.alertId;
@@ -112,11 +116,13 @@ const Alerts = (() => {
         draw(alert);
         const primary = $("#alert-actions button");
         (primary || $("#alert-title")).focus();
+        if (!isListener()) LiveView.want("alert", true);
         CameraFeed.retry();
     }
 
     function close() {
         shown = null;
+        LiveView.want("alert", false);
         layer().hidden = true;
         document.body.classList.remove("alert-open");
         $("#main").inert = false;
@@ -158,6 +164,29 @@ const Alerts = (() => {
             type: "button", class: BUTTON_CLASS[b.action] || "text-btn", text: b.label,
             dataset: { alert: b.action, key: b.action },
         }), alert.alertId);
+        const from = $("#alert-from");
+        from.hidden = !alert.monitorName;
+        setText(from, alert.monitorName ? `From ${alert.monitorName}` : "");
+        if (isListener()) drawStreamPreview(alert);
+    }
+
+    /**
+     * A listener has no camera picture of its own: the preview shows the video of the alert's monitor while a
+     * video stream of it plays in this page, and is hidden otherwise.
+     */
+    function drawStreamPreview(alert) {
+        const preview = $("#alert-preview");
+        const stream = Players.videoOf(alert.monitorId);
+        const video = $("#alert-stream");
+        preview.hidden = !stream;
+        for (const el of $$("img[data-camera], video[data-live], .preview-missing", preview)) el.hidden = true;
+        if (stream) {
+            if (video.srcObject !== stream) video.srcObject = stream;
+            video.hidden = false;
+        } else if (video.srcObject) {
+            video.srcObject = null;
+            video.hidden = true;
+        }
     }
 
     // ------------------------------------------------------------------------------------------- acting
@@ -165,6 +194,12 @@ const Alerts = (() => {
     async function act(action) {
         const alert = shown && known.get(shown);
         if (!alert) return;
+        if (action === "view" && isListener()) {
+            dismissed.add(alert.alertId);
+            refresh();
+            Players.watch(alert.monitorId, "audio_video");
+            return;
+        }
         if (action === "view") {
             dismissed.add(alert.alertId);
             refresh();
@@ -184,9 +219,16 @@ const Alerts = (() => {
         mine.set(alert.alertId, target);
         const error = $("#alert-error");
         const ok = await attempt(async () => {
-            learn(await api(`api/alerts/${encodeURIComponent(alert.alertId)}/action`, {
-                method: "POST", body: { action },
-            }));
+            if (isListener()) {
+                // over the listener's link to the monitor; the monitor's ALERT_UPDATED comes back in the state
+                await api(`api/alerts/${encodeURIComponent(alert.monitorId)}/${encodeURIComponent(alert.alertId)}`
+                    + "/action", { method: "POST", body: { action } });
+                learn({ ...alert, state: target });
+            } else {
+                learn(await api(`api/alerts/${encodeURIComponent(alert.alertId)}/action`, {
+                    method: "POST", body: { action },
+                }));
+            }
         }, error);
         if (!ok) {
             mine.delete(alert.alertId);
@@ -240,6 +282,11 @@ const Alerts = (() => {
         update(state) {
             for (const a of (state.alerts || [])) learn(a);
             refresh();
+        },
+        /** A stream started or ended: a listener's alert preview follows it. */
+        redraw() {
+            const alert = shown && known.get(shown);
+            if (alert) draw(alert);
         },
         /** One alert from an API answer (a test trigger): shown at once. */
         receive(alert) {

@@ -1,5 +1,6 @@
-// CribAlert web app: what every screen shares — DOM helpers, the API client, the live state from the monitor
-// (Server-Sent Events), the status region, the router and the camera preview.
+// CribAlert web app: what every screen shares — DOM helpers, the API client, the live state from cribcall
+// (Server-Sent Events), the status region, the router and the camera preview. The same page serves both roles:
+// `cribcall monitor --web` (state.role "monitor") and `cribcall listen --web` (state.role "listener").
 //
 // Contract: ../README.md (paths, JSON shapes). The page lives under /s/<secret>/, so every address here is
 // relative ("api/state", never "/api/state").
@@ -100,7 +101,7 @@ class ApiError extends Error {
     }
 }
 
-/** Calls the monitor's API; resolves with the JSON answer, rejects with an ApiError carrying the server's words. */
+/** Calls cribcall's API; resolves with the JSON answer, rejects with an ApiError carrying the server's words. */
 async function api(path, { method = "GET", body } = {}) {
     const init = { method, cache: "no-store", headers: {} };
     if (body !== undefined) {
@@ -111,7 +112,7 @@ async function api(path, { method = "GET", body } = {}) {
     try {
         response = await fetch(path, init);
     } catch (_) {
-        throw new ApiError(0, "The monitor cannot be reached. Is cribcall still running?");
+        throw new ApiError(0, "CribCall on this computer cannot be reached. Is cribcall still running?");
     }
     let data = null;
     try {
@@ -121,7 +122,7 @@ async function api(path, { method = "GET", body } = {}) {
     }
     if (!response.ok) {
         const said = data && typeof data.error === "string" ? data.error : null;
-        throw new ApiError(response.status, said || `The monitor answered ${response.status}.`);
+        throw new ApiError(response.status, said || `CribCall answered ${response.status}.`);
     }
     return data;
 }
@@ -185,11 +186,13 @@ async function attempt(action, errorEl = null) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Live state: GET api/state once, then Server-Sent Events ("state" and "level") on api/events
+// Live state: GET api/state once, then Server-Sent Events on api/events: "state", "level" (the monitor's sound
+// level) and "stream" (the listener's stream signaling: offers, candidates and ends for the page to act on)
 
 const Live = (() => {
     const stateListeners = new Set();
     const levelListeners = new Set();
+    const streamListeners = new Set();
     const connectionListeners = new Set();
     let state = null;
     let connected = false;
@@ -244,6 +247,15 @@ const Live = (() => {
             }
             if (Number.isFinite(level)) for (const fn of levelListeners) fn(level);
         });
+        source.addEventListener("stream", (e) => {
+            let signal;
+            try {
+                signal = JSON.parse(e.data);
+            } catch (_) {
+                return;
+            }
+            if (signal && typeof signal.sessionId === "string") for (const fn of streamListeners) fn(signal);
+        });
         source.addEventListener("error", () => {
             setConnected(false);
             // EventSource retries by itself while CONNECTING; once CLOSED (an HTTP error) it never will: we do.
@@ -282,6 +294,7 @@ const Live = (() => {
         get linkRefused() { return linkRefused; },
         onState: (fn) => stateListeners.add(fn),
         onLevel: (fn) => levelListeners.add(fn),
+        onStream: (fn) => streamListeners.add(fn),
         onConnection: (fn) => connectionListeners.add(fn),
     });
 })();
@@ -416,7 +429,7 @@ function defineScreen(name, def) {
 
 /**
  * What each role may see. `guard(name, state, initial)` answers the screen to show instead of `name`, or `name`
- * itself. The listener role adds its entry here later.
+ * itself; `home` is the screen of an empty address. A screen whose `role` is null is shared by both roles.
  */
 const Roles = {
     monitor: {
@@ -433,14 +446,31 @@ const Roles = {
             return name;
         },
     },
+    listener: {
+        home: "monitors",
+        guard(name, state, initial) {
+            const app = state.app || {};
+            // the same app, the same disclaimer; the baby's setup belongs to the monitor
+            if (!app.disclaimerAccepted) return "welcome";
+            if (name === "welcome" && initial) return "monitors";
+            const pairing = state.pairing;
+            const pairingRuns = !!pairing && ["connecting", "enter_pin", "checking"].includes(pairing.state);
+            if (name === "add-monitor" && pairingRuns) return "pair";
+            if (name === "pair" && !pairing) return "add-monitor";
+            return name;
+        },
+    },
 };
 
 const Router = (() => {
     let current = null; // the screen shown
     let resolvedOnce = false;
 
-    function screenForPath(path) {
-        for (const screen of Screens.values()) if (screen.path === path) return screen.name;
+    /** The screen at `path` for `role` (the roles share some paths: "/settings" is each role's own). */
+    function screenForPath(path, role) {
+        for (const screen of Screens.values()) {
+            if (screen.path === path && (!screen.role || screen.role === role)) return screen.name;
+        }
         return null;
     }
 
@@ -454,7 +484,7 @@ const Router = (() => {
         const role = Roles[state.role];
         if (!role) return "unsupported";
         const path = location.hash.replace(/^#/, "") || "/";
-        let name = screenForPath(path) || role.home;
+        let name = screenForPath(path, state.role) || role.home;
         const screen = Screens.get(name);
         if (screen.role && screen.role !== state.role) name = role.home;
         return role.guard(name, state, !resolvedOnce);
@@ -467,7 +497,7 @@ const Router = (() => {
         for (const s of $$("section[data-screen]")) s.hidden = s.dataset.screen !== name;
         current = screen;
         const el = section(name);
-        if (screen.title) document.title = `${screen.title} · CribAlert`;
+        if (screen.title) document.title = `${screen.title} · ${state && state.role === "listener" ? "CribCall" : "CribAlert"}`;
         // keep the address bar on the screen actually shown (a redirect replaces, it does not add history)
         if (screen.path && location.hash !== "#" + screen.path) history.replaceState(null, "", "#" + screen.path);
         if (screen.enter) screen.enter(el, state);
@@ -479,6 +509,7 @@ const Router = (() => {
         CameraFeed.retry();
     }
 
+    /** The tab bar of the screen's role: each role has its own tabs (class only-monitor / only-listener). */
     function renderTabs(screen) {
         const tabbar = $("#tabbar");
         tabbar.hidden = !screen || !screen.tab;

@@ -28,6 +28,11 @@ function sentence(text) {
     return /[.!?]$/.test(s) ? s : `${s}.`;
 }
 
+/** "ab12cd34ef56…" → "ab12 cd34 ef56 …": hex in groups of four, easier to read out and compare. */
+function groupHex(hex) {
+    return String(hex || "").replace(/[^0-9a-f]/gi, "").replace(/(.{4})(?=.)/g, "$1 ");
+}
+
 /** "ab12cd34…" → "AB12 CD34": a short ID to compare with the listener's screen. */
 function shortId(fingerprint) {
     const hex = String(fingerprint || "").replace(/[^0-9a-f]/gi, "").slice(0, 8).toUpperCase();
@@ -44,6 +49,14 @@ defineScreen("monitor", {
 
     init() {
         Live.onLevel((level) => this.showLevel(level));
+    },
+
+    enter() {
+        LiveView.want("monitor", true);
+    },
+
+    leave() {
+        LiveView.want("monitor", false);
     },
 
     update(state) {
@@ -205,6 +218,13 @@ defineScreen("monitor", {
         }
         setText($("#pair-show"), qr ? "Show a new code" : "Show pairing code");
         $("#pair-intro").hidden = !!(qr || pin);
+
+        // pairing by address: the control channel's port and the full fingerprint (a listener types them in)
+        const monitor = state.monitor || {};
+        setText($("#pair-port"), monitor.port ? String(monitor.port) : "not known yet");
+        const hex = String(monitor.fingerprint || "").toLowerCase();
+        setText($("#pair-fp-short"), hex ? `${groupHex(hex.slice(0, 8))} …` : "not known yet");
+        setText($("#pair-fp-full"), groupHex(hex));
     },
 
     listeners(state) {
@@ -264,6 +284,26 @@ defineScreen("monitor", {
                 const monitoring = monitoringOf(Live.state);
                 announce(monitoring === "active" ? "Monitoring is back."
                     : `The camera is still not connected. ${sentence(Live.state.safety && Live.state.safety.reason)}`);
+            }
+        },
+        "show-fingerprint"(button) {
+            const open = toggleDisclosure(button);
+            setText(button, open ? "Hide the full fingerprint" : "Show the full fingerprint");
+        },
+        async "copy-fingerprint"() {
+            const hex = String((Live.state.monitor || {}).fingerprint || "");
+            if (!hex) return;
+            try {
+                await navigator.clipboard.writeText(hex);
+                announce("Fingerprint copied. Paste it into the listener's Add by address.");
+            } catch (_) {
+                // no clipboard here: select the digits so that they can be copied by hand
+                const range = document.createRange();
+                range.selectNodeContents($("#pair-fp-full"));
+                const selection = getSelection();
+                selection.removeAllRanges();
+                selection.addRange(range);
+                announce("The fingerprint is selected: copy it with your keyboard or menu.");
             }
         },
         fullscreen() {

@@ -52,7 +52,7 @@ defineScreen("settings", {
 
 defineScreen("alert-prefs", {
     path: "/settings/alerts",
-    role: "monitor",
+    role: null, // both roles
     title: "Alert Preferences",
     volumeTimer: null, // the slider's value is saved once it rests (arrow keys fire a change per step)
     volumeSaving: false, // until then, and while it has focus, state updates do not move it back
@@ -122,7 +122,7 @@ defineScreen("alert-prefs", {
 
 defineScreen("privacy", {
     path: "/settings/privacy",
-    role: "monitor",
+    role: null, // both roles
     title: "Privacy and Transparency",
     actions: {
         protect: (button) => toggleDisclosure(button),
@@ -131,7 +131,7 @@ defineScreen("privacy", {
 
 defineScreen("policy", {
     path: "/settings/privacy/policy",
-    role: "monitor",
+    role: null, // both roles
     title: "Privacy Policy",
 });
 
@@ -275,7 +275,7 @@ defineScreen("profile", {
 
 defineScreen("help", {
     path: "/settings/help",
-    role: "monitor",
+    role: null, // both roles
     title: "Help and Support",
     actions: {
         answer: (button) => toggleDisclosure(button),

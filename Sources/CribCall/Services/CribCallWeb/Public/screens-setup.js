@@ -7,7 +7,7 @@
 
 defineScreen("welcome", {
     path: "/welcome",
-    role: "monitor",
+    role: null, // the listener shows the same disclaimer; only the monitor goes on to the baby's setup
     title: "Welcome",
 
     init() {
@@ -16,6 +16,7 @@ defineScreen("welcome", {
 
     enter(_el, state) {
         $("#welcome-accept").checked = !!(state && state.app && state.app.disclaimerAccepted);
+        setText($("#welcome-start"), state && state.role === "listener" ? "Continue" : "Start Setup");
         this.sync();
     },
 
@@ -31,7 +32,7 @@ defineScreen("welcome", {
             button.disabled = true;
             const ok = await attempt(() => saveApp({ disclaimerAccepted: true }));
             this.sync();
-            if (ok) Router.go("/setup/name");
+            if (ok) Router.go(Live.state.role === "listener" ? "/monitors" : "/setup/name");
         },
     },
 });

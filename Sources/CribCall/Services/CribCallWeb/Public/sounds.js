@@ -118,5 +118,12 @@ const Sounds = (() => {
         }
     }
 
-    return Object.freeze({ play, vibrate, canVibrate, names: Object.keys(SOUNDS) });
+    return Object.freeze({
+        play,
+        vibrate,
+        canVibrate,
+        /** The page's running AudioContext (also for sound meters), or null while sound is not allowed yet. */
+        audioContext: context,
+        names: Object.keys(SOUNDS),
+    });
 })();

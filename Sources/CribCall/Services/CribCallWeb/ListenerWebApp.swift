@@ -1,0 +1,329 @@
+public import CanonicalJSON
+public import ControlTransport
+public import CribCallListener
+import CribCallProtocol
+public import CribCallStore
+public import DeviceIdentity
+public import Foundation
+import LocalWebApp
+public import ServiceDiscovery
+public import StreamMedia
+
+/// The app for parents on a parent's machine (`cribcall listen --web`): every paired monitor's state (connected,
+/// link lost, its safety status), the alerts with their actions, the monitors found on the LAN and PIN pairing, and
+/// live streams played in the page (``BrowserMediaEngine``). The HTTP side is in `ListenerWebApp+Routes.swift`; the
+/// contract is the module README.
+public actor ListenerWebApp {
+    /// How many alerts and activity lines the state carries.
+    static let alertLimit = 20
+    static let activityLimit = 30
+
+    /// The listener the app shows and drives.
+    public nonisolated let service: ListenerService
+    let database: CribCallDatabase
+    let browser: (any ServiceBrowser)?
+    let version: String
+    let pages = PageStreams()
+    /// The page's receivers; ``ListenRequest`` gives it to the service as its media engine.
+    public nonisolated let media: BrowserMediaEngine
+    private let signals: AsyncStream<BrowserMediaEngine.Signal>
+
+    private var connections: [String: (state: String, reason: String?)] = [:]
+    private var statuses: [String: SafetyStatus] = [:]
+    private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
+    private var activity: [(monitorId: String, item: ActivityItem)] = []
+    private var streams: [String: (monitorId: String, mediaType: MediaType, state: String)] = [:]
+    /// The latest streams that ended, and why (the page says it).
+    private var endedStreams: [(sessionId: String, monitorId: String, reason: String)] = []
+    private var discovered: [ListenerService.ScannedMonitor] = []
+    private var scanning = false
+    var pairing: PairingState?
+    private var pendingPush: Task<Void, Never>?
+
+    /// PIN pairing from the page, while it runs.
+    struct PairingState {
+        var name: String
+        /// `connecting`, `enter_pin`, `checking`, `paired` or `failed`.
+        var state: String
+        var attemptsRemaining: Int?
+        var error: String?
+        let inbox: PINInbox
+        var task: Task<Void, Never>?
+
+        init(name: String, state: String, inbox: PINInbox, task: Task<Void, Never>?) {
+            self.name = name
+            self.state = state
+            self.inbox = inbox
+            self.task = task
+        }
+    }
+
+    /// Makes the listener service this app serves, with the page's receivers (and `fallback`) as its media engine.
+    /// - Parameters:
+    ///   - fallback: Plays streams while no page is open (GStreamer; nil: only pages play them).
+    ///   - browser: Finds monitors on the LAN for pairing (nil: pairing needs an address).
+    public init(
+        identity: DeviceIdentity, name: String, database: CribCallDatabase, connector: any ControlConnector,
+        fallback: (any MediaEngine)?, browser: (any ServiceBrowser)?, version: String
+    ) {
+        let (signals, signal) = AsyncStream.makeStream(of: BrowserMediaEngine.Signal.self)
+        let media = BrowserMediaEngine(fallback: fallback) { signal.yield($0) }
+        self.signals = signals
+        self.media = media
+        self.database = database
+        self.browser = browser
+        self.version = version
+        service = ListenerService(
+            identity: identity, name: name, database: database, connector: connector, mediaEngine: media)
+    }
+
+    /// Passes signals for the pages on (call once, as the app starts).
+    public func start() {
+        let signals = signals
+        Task { for await signal in signals { await self.deliver(signal) } }
+    }
+
+    // MARK: the listener's events
+
+    /// Takes in one of the listener's events (all of them pass here, in order).
+    public func observe(_ event: ListenerEvent) {
+        switch event {
+        case .connected(let monitorId, _, _), .linkRestored(let monitorId, _):
+            connections[monitorId] = ("connected", nil)
+        case .linkLost(let monitorId, _, let reason):
+            connections[monitorId] = ("link_lost", reason)
+            statuses[monitorId] = nil
+        case .unauthorized(let monitorId, _, let message):
+            connections[monitorId] = ("unauthorized", message)
+        case .noise(let monitorId, _, let event):
+            remember(
+                monitorId,
+                ActivityItem(
+                    timestamp: event.timestamp, kind: event.kind,
+                    title: event.kind == "noise" ? "Sound noticed" : "\(event.kind.capitalized) noticed",
+                    detail: event.replayed == true ? "Heard while this device was away." : "Level \(event.peakLevel).",
+                    tone: .info))
+        case .safetyStatus(let monitorId, _, let status):
+            statuses[monitorId] = status
+        case .safetyAlert(let monitorId, _, let alert):
+            guard !alerts.contains(where: { $0.alert.alertId == alert.alertId }) else { break }
+            alerts.insert((monitorId, alert, nil), at: 0)
+            if alerts.count > Self.alertLimit { alerts.removeLast(alerts.count - Self.alertLimit) }
+            remember(
+                monitorId,
+                ActivityWording.item(
+                    NoiseEventRecord(
+                        seq: alert.seq, eventId: alert.alertId, kind: alert.kind.rawValue, timestamp: alert.detectedAt,
+                        peakLevel: 0, autoStreamSessionId: nil, severity: alert.severity.rawValue),
+                    update: nil))
+        case .alertUpdated(_, _, let update):
+            if let index = alerts.firstIndex(where: { $0.alert.alertId == update.alertId }) {
+                alerts[index].update = update
+            }
+        case .streamStarted(let monitorId, let sessionId, let mediaType):
+            streams[sessionId] = (monitorId, mediaType, "playing")
+        case .streamEndingSoon:
+            break
+        case .streamEnded(let monitorId, let sessionId, let reason):
+            streams[sessionId] = nil
+            endedStreams.insert((sessionId, monitorId, reason), at: 0)
+            if endedStreams.count > 5 { endedStreams.removeLast() }
+        }
+        schedulePush()
+    }
+
+    private func remember(_ monitorId: String, _ item: ActivityItem) {
+        activity.insert((monitorId, item), at: 0)
+        if activity.count > Self.activityLimit { activity.removeLast(activity.count - Self.activityLimit) }
+    }
+
+    // MARK: the state
+
+    /// The whole state the screens show (the README's listener `state`).
+    public func state() -> JSONValue {
+        let monitors = (try? database.trustedMonitors()) ?? []
+        let names = Dictionary(monitors.map { ($0.monitorId, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let preferences = (try? database.appPreferences()) ?? AppPreferences()
+        return [
+            "role": "listener",
+            "version": .string(version),
+            "app": WebAPI.json(preferences),
+            "settings": ["onNoise": .string(((try? database.listenerOnNoise()) ?? .notify).rawValue)],
+            "monitors": .array(
+                monitors.map { monitor in
+                    let connection = connections[monitor.monitorId]
+                    return [
+                        "monitorId": .string(monitor.monitorId), "name": .string(monitor.name),
+                        "fingerprint": .string(monitor.fingerprint.hex),
+                        "connection": .string(connection?.state ?? "connecting"),
+                        "reason": connection?.reason.map { .string($0) } ?? .null,
+                        "safety": statuses[monitor.monitorId].map(WebAPI.json) ?? .null,
+                    ]
+                }),
+            "alerts": .array(
+                alerts.map { entry in
+                    var object = WebAPI.json(entry.alert, update: entry.update).objectValue ?? [:]
+                    object["monitorId"] = .string(entry.monitorId)
+                    object["monitorName"] = .string(names[entry.monitorId] ?? "Monitor")
+                    return .object(object)
+                }),
+            "activity": .array(
+                activity.map { entry in
+                    var object = WebAPI.json(entry.item).objectValue ?? [:]
+                    object["monitorName"] = .string(names[entry.monitorId] ?? "Monitor")
+                    return .object(object)
+                }),
+            "streams": .array(
+                streams.sorted { $0.key < $1.key }.map { sessionId, stream in
+                    [
+                        "sessionId": .string(sessionId), "monitorId": .string(stream.monitorId),
+                        "mediaType": .string(stream.mediaType.rawValue), "state": .string(stream.state),
+                    ]
+                }),
+            "endedStreams": .array(
+                endedStreams.map {
+                    [
+                        "sessionId": .string($0.sessionId), "monitorId": .string($0.monitorId),
+                        "reason": .string($0.reason),
+                    ]
+                }),
+            "discovered": .array(
+                discovered.map { found in
+                    [
+                        "monitorId": .string(found.monitor.monitorId), "name": .string(found.monitor.monitorName),
+                        "host": found.monitor.hosts.first.map { .string($0) } ?? .null,
+                        "port": .number(Double(found.monitor.port)),
+                        "fingerprint": .string(found.monitor.certFingerprint), "paired": .bool(found.paired),
+                    ]
+                }),
+            "scanning": .bool(scanning),
+            "pairing": pairing.map { pairing in
+                [
+                    "name": .string(pairing.name), "state": .string(pairing.state),
+                    "attemptsRemaining": pairing.attemptsRemaining.map { .number(Double($0)) } ?? .null,
+                    "error": pairing.error.map { .string($0) } ?? .null,
+                ]
+            } ?? .null,
+        ]
+    }
+
+    // MARK: pages
+
+    /// A new page listening: the state at once, then after every change, and its streams' signaling.
+    func subscribe() -> AsyncStream<ServerSentEvent> {
+        let stream = pages.open(first: ServerSentEvent(name: "state", data: state().canonicalString)) { remaining in
+            Task { await self.pagesChanged(remaining) }
+        }
+        media.setPagesOpen(pages.count)
+        // A page that opens while a stream waits for its answer gets the offer too.
+        for receiver in media.receivers {
+            if let offer = receiver.offer {
+                pages.send(
+                    Self.signalEvent(
+                        .offer(sessionId: receiver.sessionId, sdp: offer, mediaType: receiver.mediaType)))
+            }
+        }
+        return stream
+    }
+
+    private func pagesChanged(_ remaining: Int) {
+        media.setPagesOpen(remaining)
+        // The last page went away: nobody plays its streams any more.
+        if remaining == 0 {
+            for receiver in media.receivers { receiver.end(reason: "the app's page was closed") }
+        }
+    }
+
+    /// Ends every page's event stream (before the server closes).
+    public func closeStreams() {
+        pages.closeAll()
+    }
+
+    func schedulePush() {
+        guard pendingPush == nil, pages.count > 0 else { return }
+        pendingPush = Task {
+            try? await Task.sleep(for: .milliseconds(100))
+            await self.push()
+        }
+    }
+
+    private func push() {
+        pendingPush = nil
+        pages.send(ServerSentEvent(name: "state", data: state().canonicalString))
+    }
+
+    private func deliver(_ signal: BrowserMediaEngine.Signal) {
+        if case .offer(let sessionId, _, let mediaType) = signal, streams[sessionId] == nil {
+            streams[sessionId] = (monitorIdOfOffer(sessionId) ?? "", mediaType, "starting")
+            schedulePush()
+        }
+        pages.send(Self.signalEvent(signal))
+    }
+
+    private var opened: [String: String] = [:]
+
+    private func monitorIdOfOffer(_ sessionId: String) -> String? { opened[sessionId] }
+
+    /// A stream's signaling for the page: `event: stream` with `{type: offer|candidate|end, sessionId, …}`.
+    static func signalEvent(_ signal: BrowserMediaEngine.Signal) -> ServerSentEvent {
+        let value: JSONValue
+        switch signal {
+        case .offer(let sessionId, let sdp, let mediaType):
+            value = [
+                "type": "offer", "sessionId": .string(sessionId), "sdp": .string(sdp),
+                "mediaType": .string(mediaType.rawValue),
+            ]
+        case .candidate(let sessionId, let candidate):
+            value = ["type": "candidate", "sessionId": .string(sessionId), "candidate": WebAPI.json(candidate)]
+        case .end(let sessionId, let reason):
+            value = ["type": "end", "sessionId": .string(sessionId), "reason": .string(reason)]
+        }
+        return ServerSentEvent(name: "stream", data: value.canonicalString)
+    }
+
+    // MARK: actions
+
+    /// Opens a stream from a connected monitor; its offer reaches the pages on their event streams.
+    func openStream(monitorId: String, mediaType: MediaType) async throws -> String {
+        let sessionId = try await service.openStream(monitorId: monitorId, mediaType: mediaType)
+        opened[sessionId] = monitorId
+        if var stream = streams[sessionId] {
+            stream.monitorId = monitorId
+            streams[sessionId] = stream
+        } else {
+            streams[sessionId] = (monitorId, mediaType, "starting")
+        }
+        schedulePush()
+        return sessionId
+    }
+
+    /// Scans the LAN for monitors for `duration`.
+    func scan(for duration: Duration = .seconds(3)) async -> String? {
+        guard let browser else { return "discovery is off: pair with the monitor's address" }
+        scanning = true
+        schedulePush()
+        defer {
+            scanning = false
+            schedulePush()
+        }
+        do {
+            discovered = try await service.scan(using: browser, for: duration)
+            return nil
+        } catch {
+            return "no monitor could be looked for: \(error) (is avahi-daemon running?)"
+        }
+    }
+
+    /// Forgets a paired monitor (tells it when it can be reached).
+    func forget(monitorId: String) async -> String? {
+        guard let monitor = try? database.trustedMonitors().first(where: { $0.monitorId == monitorId }) else {
+            return "no paired monitor \(monitorId.prefix(64))"
+        }
+        await service.unfollow(monitorId: monitorId)
+        _ = try? await service.forget(monitor)
+        connections[monitorId] = nil
+        statuses[monitorId] = nil
+        schedulePush()
+        return nil
+    }
+}

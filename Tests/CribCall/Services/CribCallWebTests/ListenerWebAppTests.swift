@@ -1,0 +1,175 @@
+import CanonicalJSON
+import ControlTransport
+import CribCallListener
+import CribCallProtocol
+import CribCallStore
+import CribCallWeb
+import DeviceIdentity
+import Foundation
+import LocalWebApp
+import StreamMedia
+import TestSupport
+import Testing
+
+/// The app for parents on a parent's machine, against a real monitor service over the in-memory transport: pairing
+/// by PIN from the page, the monitor's state, an alert acted on, a stream the page plays.
+@Suite("The app for parents on the listener: pairing, monitors, alerts, streams in the page")
+struct ListenerWebAppTests {
+    /// A listener app (named Mum) beside a monitor rig.
+    struct Parent {
+        let app: ListenerWebApp
+        let server: LocalWebServer
+        let listening: Task<Void, Never>
+
+        init(_ rig: WebRig) async throws {
+            let identity = try DeviceIdentity.generate(now: Date())
+            let app = ListenerWebApp(
+                identity: identity, name: "Mum", database: try CribCallDatabase.inMemory(),
+                connector: rig.network.connector(identity: PeerCertificate(identity: identity)), fallback: nil,
+                browser: nil, version: "test")
+            self.app = app
+            await app.start()
+            let service = app.service
+            listening = Task { for await event in await service.listen(keepOpen: true) { await app.observe(event) } }
+            server = try await app.serve(port: 0)
+        }
+
+        func state() async throws -> JSONValue {
+            try JSONParser().parse(try await LoopbackHTTP.get(server.url + "api/state").body)
+        }
+
+        func post(_ path: String, _ body: String = "{}") async throws -> LoopbackHTTP.Answer {
+            try await LoopbackHTTP.post(server.url + path, body)
+        }
+
+        func stop() async {
+            listening.cancel()
+            await app.closeStreams()
+            await server.close()
+        }
+    }
+
+    /// Pairs the parent's app with the rig's monitor through the API, as the page does.
+    static func pair(_ parent: Parent, with rig: WebRig) async throws {
+        let body =
+            #"{"host": "nursery", "port": 48080, "fingerprint": "\#(rig.identity.fingerprint.hex)", "name": "Nursery"}"#
+        #expect(try await parent.post("api/pair", body).status == 200)
+        try await eventually("the PIN to be asked for") {
+            (try? await parent.state())?["pairing"]?["state"]?.stringValue == "enter_pin"
+        }
+        let pin = try #require(try await rig.state()["pairing"]?["pin"]?["pin"]?.stringValue)
+        #expect(try await parent.post("api/pair/pin", #"{"pin": "12"}"#).status == 400)
+        #expect(try await parent.post("api/pair/pin", #"{"pin": "\#(pin)"}"#).status == 200)
+        try await eventually("the pairing to finish") {
+            (try? await parent.state())?["pairing"]?["state"]?.stringValue == "paired"
+        }
+        try await eventually("the monitor to be connected") {
+            (try? await parent.state())?["monitors"]?[0]?["connection"]?.stringValue == "connected"
+        }
+    }
+
+    @Test("paired from the page by PIN; the monitor's status shows; an alert acted on reaches the monitor")
+    func pairingAndAlerts() async throws {
+        let rig = try await WebRig()
+        let parent = try await Parent(rig)
+        let empty = try await parent.state()
+        #expect(empty["role"]?.stringValue == "listener" && empty["monitors"]?.arrayValue?.isEmpty == true)
+        #expect(
+            try await parent.post("api/pair", #"{"host": "nursery", "port": 48080, "fingerprint": "zz"}"#).status == 409
+        )
+
+        try await Self.pair(parent, with: rig)
+        let monitor = try #require(try await parent.state()["monitors"]?[0])
+        #expect(monitor["name"]?.stringValue == "Nursery")
+        #expect(try await rig.state()["listeners"]?[0]?["name"]?.stringValue == "Mum")
+
+        try await rig.activate()
+        try await eventually("the monitor's status to show") {
+            (try? await parent.state())?["monitors"]?[0]?["safety"]?["monitoring"]?.stringValue == "active"
+        }
+        let raised = try rig.json(try await rig.post("api/trigger", #"{"kind": "on_stomach"}"#))
+        let alertId = try #require(raised["alertId"]?.stringValue)
+        try await eventually("the alert to reach the parent") {
+            (try? await parent.state())?["alerts"]?[0]?["alertId"]?.stringValue == alertId
+        }
+        let shown = try #require(try await parent.state()["alerts"]?[0])
+        #expect(shown["monitorName"]?.stringValue == "Nursery" && shown["state"]?.stringValue == "open")
+        let monitorId = try #require(monitor["monitorId"]?.stringValue)
+        #expect(
+            try await parent.post("api/alerts/\(monitorId)/\(alertId)/action", #"{"action": "okay"}"#).status == 200)
+        try await eventually("the monitor to know it is okay, by Mum") {
+            let alert = (try? await rig.state())?["alerts"]?[0]
+            return alert?["state"]?.stringValue == "okay" && alert?["by"]?.stringValue == "Mum"
+        }
+        try await eventually("the parent to see it too") {
+            (try? await parent.state())?["alerts"]?[0]?["state"]?.stringValue == "okay"
+        }
+        #expect(
+            try await parent.post("api/alerts/\(monitorId)/\(alertId)/action", #"{"action": "wave"}"#).status == 400)
+
+        #expect(try await parent.post("api/monitors/\(monitorId)/forget").status == 200)
+        #expect(try await parent.state()["monitors"]?.arrayValue?.isEmpty == true)
+        #expect(try await parent.post("api/monitors/\(monitorId)/forget").status == 404)
+        await parent.stop()
+        await rig.stop()
+    }
+
+    @Test("a stream opened from the page: the monitor's offer reaches the page, its answer the monitor; playing, ended")
+    func streamInThePage() async throws {
+        let rig = try await WebRig()
+        let parent = try await Parent(rig)
+        try await Self.pair(parent, with: rig)
+        let monitorId = try #require(try await parent.state()["monitors"]?[0]?["monitorId"]?.stringValue)
+
+        // A page is open: it receives the stream's signaling.
+        let signaling = Task {
+            try await LoopbackHTTP.stream(parent.server.url + "api/events", timeout: .seconds(20)) {
+                $0.contains(#""type":"offer""#) && $0.contains("a=rtpmap")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let opened = try await parent.post(
+            "api/streams", #"{"monitorId": "\#(monitorId)", "mediaType": "audio_video"}"#)
+        #expect(opened.status == 200)
+        let sessionId = try #require(try JSONParser().parse(opened.body)["sessionId"]?.stringValue)
+        let text = try await signaling.value
+        #expect(text.contains(#""sessionId":"\#(sessionId)""#), "the offer names the stream")
+        #expect(text.contains("m=video"))
+
+        let answer =
+            #"{"sdp": "v=0\r\n", "candidates": [{"candidate": "candidate:1 1 UDP 1 10.0.0.9 6000 typ host", "sdpMid": "0", "sdpMLineIndex": 0}]}"#
+        #expect(try await parent.post("api/streams/\(sessionId)/answer", answer).status == 200)
+        #expect(try await parent.post("api/streams/\(sessionId)/answer", answer).status == 409, "one page plays it")
+        let sender = try #require(rig.media.peers(sessionId: sessionId).first)
+        try await eventually("the monitor's sender to have the page's answer") {
+            sender.remoteDescription == "v=0\r\n" && sender.remoteCandidates.contains { !$0.candidate.isEmpty }
+        }
+        #expect(try await parent.post("api/streams/\(sessionId)/flowing").status == 200)
+        try await eventually("the stream to play") {
+            (try? await parent.state())?["streams"]?[0]?["state"]?.stringValue == "playing"
+        }
+        #expect(try await parent.post("api/streams/\(sessionId)/end").status == 200)
+        try await eventually("the stream to end") {
+            (try? await parent.state())?["streams"]?.arrayValue?.isEmpty == true
+        }
+        await parent.stop()
+        await rig.stop()
+    }
+
+    @Test("with no page open a stream cannot play in a page, and the parent is told why")
+    func noPage() async throws {
+        let rig = try await WebRig()
+        let parent = try await Parent(rig)
+        try await Self.pair(parent, with: rig)
+        let monitorId = try #require(try await parent.state()["monitors"]?[0]?["monitorId"]?.stringValue)
+        _ = try await parent.post("api/streams", #"{"monitorId": "\#(monitorId)", "mediaType": "audio"}"#)
+        try await eventually("the stream to be given up, saying why") {
+            let state = try? await parent.state()
+            return state?["streams"]?.arrayValue?.isEmpty == true
+                && state?["endedStreams"]?[0]?["reason"]?.stringValue?.contains("open the app") == true
+        }
+        #expect(try await parent.post("api/streams", #"{"monitorId": "nope", "mediaType": "audio"}"#).status == 409)
+        await parent.stop()
+        await rig.stop()
+    }
+}
