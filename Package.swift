@@ -357,7 +357,8 @@ let beMyEarsTargets: [Target] = [
     beMyEars.service(
         "BeMyEarsServer",
         [
-            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "ServiceDiscovery", crypto, nioCore, nioPosix,
+            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "LocalWebApp", "ServiceDiscovery", crypto, nioCore,
+            nioPosix,
             nioWebSocket,
             hummingbird,
             hummingbirdWebSocket, logging, serviceLifecycle,

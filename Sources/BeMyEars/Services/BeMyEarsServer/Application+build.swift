@@ -1,6 +1,7 @@
 import BeMyEarsCore
 public import Hummingbird
 import HummingbirdWebSocket
+import LocalWebApp
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -107,7 +108,7 @@ public func runServer(_ configuration: BeMyEarsServerConfiguration) async throws
 
 /// The HTTP routes: `GET /health` (200 once the server listens, 503 before) and the browser client, every
 /// response with the security headers (``SecurityHeadersMiddleware``).
-func buildRouter(files: StaticFiles, readiness: Readiness) -> Router<BeMyEarsRequestContext> {
+func buildRouter(files: StaticAssets, readiness: Readiness) -> Router<BeMyEarsRequestContext> {
     let router = Router(context: BeMyEarsRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware())
     router.get("/health") { _, _ -> Response in

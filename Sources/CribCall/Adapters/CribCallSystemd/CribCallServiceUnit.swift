@@ -38,7 +38,7 @@ public enum CribCallServiceUnit {
         public var safety = false
         /// `--video-source` (monitor only).
         public var videoSource: String?
-        /// `--web PORT` (monitor only, for now): the app for parents, opened by the launcher.
+        /// `--web PORT`: the app for parents, opened by the launcher.
         public var web: Int?
 
         public init(
@@ -78,16 +78,15 @@ public enum CribCallServiceUnit {
             if let port = settings.port { arguments += ["--port", String(port)] }
             if settings.safety { arguments.append("--safety") }
             if let videoSource = settings.videoSource { arguments += ["--video-source", videoSource] }
-            if let web = settings.web { arguments += ["--web", String(web)] }
         case .listener:
-            guard settings.audioSource == nil, settings.port == nil, !settings.safety, settings.videoSource == nil,
-                settings.web == nil
+            guard settings.audioSource == nil, settings.port == nil, !settings.safety, settings.videoSource == nil
             else {
                 throw SystemdUnitError(
                     .invalidCommand,
-                    "--audio-source, --port, --safety, --video-source and --web are settings of the monitor")
+                    "--audio-source, --port, --safety and --video-source are settings of the monitor")
             }
         }
+        if let web = settings.web { arguments += ["--web", String(web)] }
         let what = role == .monitor ? "monitor" : "listener"
         let unit = UserServiceUnit(
             name: role.unitName,

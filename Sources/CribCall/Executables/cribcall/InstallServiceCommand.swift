@@ -44,8 +44,8 @@ struct InstallServiceCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Monitor only: serve the app for parents on this loopback port (0: any free port), and add a launcher "
-                + "to the application menu that opens it.",
+            "Serve the app for parents on this loopback port (0: any free port), and add a launcher to the "
+                + "application menu that opens it.",
             valueName: "port"))
     var web: Int?
 

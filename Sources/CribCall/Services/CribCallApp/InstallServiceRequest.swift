@@ -22,7 +22,7 @@ public struct InstallServiceRequest: Sendable {
     public var safety = false
     /// Monitor only: the camera.
     public var videoSource: String?
-    /// Monitor only: serve the app for parents on this loopback port, and install a launcher that opens it.
+    /// Serve the app for parents on this loopback port, and install a launcher that opens it.
     public var web: Int?
     /// Where to write the unit (default: $XDG_CONFIG_HOME/systemd/user or ~/.config/systemd/user).
     public var unitDirectory: String?
@@ -39,9 +39,9 @@ public struct InstallServiceRequest: Sendable {
 
     /// The arguments that cannot work together, found before anything runs.
     public func validate() throws {
-        if role == .listener, audioSource != nil || port != nil || safety || videoSource != nil || web != nil {
+        if role == .listener, audioSource != nil || port != nil || safety || videoSource != nil {
             throw CommandFailure.usage(
-                "--audio-source, --port, --safety, --video-source and --web are settings of the monitor service")
+                "--audio-source, --port, --safety and --video-source are settings of the monitor service")
         }
         if let web, !(0...65535).contains(web) {
             throw CommandFailure.usage("--web must be a port between 0 and 65535 (0: any free port)")

@@ -56,7 +56,7 @@ struct CribCallServiceUnitTests {
         }
     }
 
-    @Test("with --web: the monitor serves the app, and a launcher opens it; the listener refuses monitor options")
+    @Test("with --web: the service serves the app, and a launcher opens it; the listener refuses monitor options")
     func webAndLauncher() throws {
         var settings = CribCallServiceUnit.Settings(
             executable: "/usr/bin/cribcall", dataDirectory: URL(fileURLWithPath: "/home/me/crib"), name: "Nursery")
@@ -70,6 +70,12 @@ struct CribCallServiceUnitTests {
         #expect(launcher.fileName == "cribcall-monitor.desktop" && launcher.name == "CribCall (Nursery)")
         #expect(try launcher.rendered().contains("Exec=/usr/bin/cribcall open --data-dir /home/me/crib\n"))
         #expect(throws: SystemdUnitError.self) { try CribCallServiceUnit.unit(.listener, settings) }
+        var listener = CribCallServiceUnit.Settings(
+            executable: "/usr/bin/cribcall", dataDirectory: URL(fileURLWithPath: "/home/me/crib"), name: "Mum")
+        listener.web = 0
+        #expect(try CribCallServiceUnit.unit(.listener, listener).rendered().contains("listen --data-dir"))
+        #expect(try CribCallServiceUnit.unit(.listener, listener).rendered().contains("--web 0"))
+        #expect(CribCallServiceUnit.launcher(.listener, listener)?.fileName == "cribcall-listener.desktop")
     }
 
     @Test("the running program's path is absolute and executable")

@@ -152,11 +152,14 @@ struct CribCallAppTests {
         var request = InstallServiceRequest(role: .listener)
         request.port = 48080
         let monitorOnly = CommandFailure.usage(
-            "--audio-source, --port, --safety, --video-source and --web are settings of the monitor service")
+            "--audio-source, --port, --safety and --video-source are settings of the monitor service")
         #expect(throws: monitorOnly) { try request.validate() }
         request.port = nil
-        request.web = 0
+        request.safety = true
         #expect(throws: monitorOnly) { try request.validate() }
+        request.safety = false
+        request.web = 0
+        #expect(throws: Never.self) { try request.validate() }
         request.web = nil
         request.role = .monitor
         request.port = 70_000

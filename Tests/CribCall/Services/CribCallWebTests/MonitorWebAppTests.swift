@@ -260,4 +260,44 @@ struct MonitorWebAppTests {
         #expect(try blind.json(refused)["error"]?.stringValue?.contains("--safety") == true)
         await blind.stop()
     }
+
+    @Test("the profile changes the words, never detection")
+    func profileLeavesDetectionAlone() async throws {
+        let rig = try await WebRig()
+        let before = try rig.database.monitorSettings()
+        let saved = try await rig.post(
+            "api/app", #"{"babyName": "Ada", "sleepLocation": "Bedroom", "volume": 30, "alertSound": "soft-melody"}"#)
+        #expect(saved.status == 200)
+        #expect(try rig.database.monitorSettings() == before)
+        #expect(await rig.service.currentSettings == before)
+        await rig.stop()
+    }
+
+    @Test("the app's files load nothing from elsewhere: no absolute URL, no inline script, the policy says self only")
+    func offlineAssets() async throws {
+        let directory = Fixtures.repositoryRoot.appendingPathComponent("Sources/CribCall/Services/CribCallWeb/Public")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names.contains("index.html") && names.count >= 3)
+        var findings: [String] = []
+        for name in names where ["html", "js", "css", "svg"].contains((name as NSString).pathExtension) {
+            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            // The SVG namespace is a name, not a resource.
+            let scrubbed = text.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")
+            for pattern in ["http://", "https://", "url(//", "src=\"//", "href=\"//", "@import"]
+            where scrubbed.contains(pattern) {
+                findings.append("\(name): \(pattern)")
+            }
+            if name.hasSuffix(".html") {
+                for tag in text.components(separatedBy: "<script").dropFirst()
+                where !tag.hasPrefix(" src=") && !tag.hasPrefix(" type=\"module\" src=") {
+                    findings.append("\(name): inline script \(tag.prefix(30))")
+                }
+            }
+        }
+        #expect(findings.isEmpty, "\(findings)")
+        let rig = try await WebRig()
+        let page = try await rig.get("")
+        #expect(page.headers["content-security-policy"]?.hasPrefix("default-src 'self';") == true)
+        await rig.stop()
+    }
 }
