@@ -17,6 +17,8 @@ public final class BackgroundProcess: @unchecked Sendable {
     private var partial = Data()
     private var errorText = Data()
     private var exitStatus: Int32?
+    /// The reader saw the end of stdout: every line the program printed is in `lines`.
+    private var outputDrained = false
     private let input: Pipe?
 
     /// Starts `executable` with `arguments`.
@@ -45,6 +47,10 @@ public final class BackgroundProcess: @unchecked Sendable {
             while case let data = outputReader.availableData, !data.isEmpty {
                 self?.collect(data)
             }
+            guard let self else { return }
+            self.lock.lock()
+            self.outputDrained = true
+            self.lock.unlock()
         }
         let errorReader = error.fileHandleForReading
         Thread.detachNewThread { [weak self] in
@@ -116,7 +122,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         while ContinuousClock.now < deadline {
             if let match = output.first(where: predicate) { return match }
             if status != nil {
-                try? await Task.sleep(for: .milliseconds(50))
+                await drained()
                 return output.first(where: predicate)
             }
             try? await Task.sleep(for: .milliseconds(10))
@@ -168,6 +174,21 @@ public final class BackgroundProcess: @unchecked Sendable {
         return errorOutput.contains(text)
     }
 
+    /// After the exit: waits until the reader has taken in all of stdout (a loaded machine runs the reader
+    /// thread late; a fixed pause lost the last line once), at most 5 s (a grandchild may keep the pipe open).
+    private func drained() async {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, !isDrained {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    private var isDrained: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return outputDrained
+    }
+
     /// Waits until the program exits by itself.
     /// - Returns: Its exit status, or nil after `timeout` (the program is then killed).
     @discardableResult
@@ -175,7 +196,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let status {
-                try? await Task.sleep(for: .milliseconds(30))  // let the readers drain the pipes
+                await drained()
                 return status
             }
             try? await Task.sleep(for: .milliseconds(10))
