@@ -133,3 +133,73 @@ extension CribCallDatabase {
         }
     }
 }
+
+/// An event a listener heard from one of its monitors (a noise, or a safety alert with its severity).
+public struct ReceivedEventRecord: Sendable, Hashable, Codable, FetchableRecord {
+    public var eventId: String
+    public var monitorId: String
+    public var seq: Int64
+    public var kind: String
+    /// Milliseconds since the Unix epoch, the monitor's clock.
+    public var timestamp: Int64
+    public var peakLevel: Int
+    public var severity: String?
+
+    public init(
+        eventId: String, monitorId: String, seq: Int64, kind: String, timestamp: Int64, peakLevel: Int,
+        severity: String?
+    ) {
+        self.eventId = eventId
+        self.monitorId = monitorId
+        self.seq = seq
+        self.kind = kind
+        self.timestamp = timestamp
+        self.peakLevel = peakLevel
+        self.severity = severity
+    }
+
+    /// The same event as a row of the monitor's own log (for the same words).
+    public var asLogged: NoiseEventRecord {
+        NoiseEventRecord(
+            seq: seq, eventId: eventId, kind: kind, timestamp: timestamp, peakLevel: peakLevel,
+            autoStreamSessionId: nil,
+            severity: severity)
+    }
+}
+
+extension CribCallDatabase {
+    /// How long a listener keeps what it heard.
+    public static let receivedEventRetention: Int64 = 60 * 24 * 3600 * 1000
+
+    /// Keeps an event heard from a monitor (once: a replay of a kept event changes nothing), and forgets events
+    /// older than ``receivedEventRetention``.
+    public func recordReceivedEvent(_ event: ReceivedEventRecord) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO receivedEvent (eventId, monitorId, seq, kind, timestamp, peakLevel, severity)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    event.eventId, event.monitorId, event.seq, event.kind, event.timestamp, event.peakLevel,
+                    event.severity,
+                ])
+            try db.execute(
+                sql: "DELETE FROM receivedEvent WHERE timestamp < ?",
+                arguments: [event.timestamp - Self.receivedEventRetention])
+        }
+    }
+
+    /// Events heard with timestamps in `from..<to` (ms), newest first, at most `limit`.
+    public func receivedEvents(from: Int64, to: Int64, limit: Int) throws -> [ReceivedEventRecord] {
+        try writer.read { db in
+            try ReceivedEventRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT eventId, monitorId, seq, kind, timestamp, peakLevel, severity FROM receivedEvent
+                    WHERE timestamp >= ? AND timestamp < ? ORDER BY timestamp DESC, seq DESC LIMIT ?
+                    """,
+                arguments: [from, to, max(0, limit)])
+        }
+    }
+}

@@ -77,6 +77,24 @@ enum CribCallSchema {
                     """
             )
         }
+        // The listener's own history: every event it heard from its monitors (replays included once), so the app
+        // on a parent's machine shows past nights.
+        migrator.registerMigration("v4") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE receivedEvent (
+                        eventId TEXT NOT NULL PRIMARY KEY,
+                        monitorId TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        peakLevel INTEGER NOT NULL,
+                        severity TEXT
+                    );
+                    CREATE INDEX receivedEvent_timestamp ON receivedEvent(timestamp);
+                    """
+            )
+        }
         return migrator
     }
 }

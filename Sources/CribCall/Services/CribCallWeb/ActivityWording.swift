@@ -15,6 +15,8 @@ struct ActivityItem: Sendable, Hashable {
     var title: String
     var detail: String
     var tone: Tone
+    /// The monitor it came from (on a listener, which hears several).
+    var monitorName: String?
 }
 
 /// The words of the activity timeline.

@@ -40,6 +40,13 @@ extension ListenerWebApp {
                 return WebAPI.answer(await self.state())
             }
         }
+        router.get("/api/history") { request, _ in
+            do {
+                return WebAPI.answer(try await self.history(request.uri.queryParameters.get("range") ?? "tonight"))
+            } catch {
+                return WebAPI.refusal(.badRequest, "\(error)")
+            }
+        }
         router.post("/api/scan") { _, _ in
             if let problem = await self.scan() { return WebAPI.refusal(.serviceUnavailable, problem) }
             return WebAPI.answer(await self.state())

@@ -31,7 +31,6 @@ public actor ListenerWebApp {
     private var connections: [String: (state: String, reason: String?)] = [:]
     private var statuses: [String: SafetyStatus] = [:]
     private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
-    private var activity: [(monitorId: String, item: ActivityItem)] = []
     private var streams: [String: (monitorId: String, mediaType: MediaType, state: String)] = [:]
     /// The latest streams that ended, and why (the page says it).
     private var endedStreams: [(sessionId: String, monitorId: String, reason: String)] = []
@@ -39,6 +38,8 @@ public actor ListenerWebApp {
     private var scanning = false
     var pairing: PairingState?
     private var pendingPush: Task<Void, Never>?
+    /// This run in the history: its row and the task that keeps it alive.
+    private var session: (id: Int64, heartbeat: Task<Void, Never>)?
 
     /// PIN pairing from the page, while it runs.
     struct PairingState {
@@ -77,10 +78,31 @@ public actor ListenerWebApp {
             identity: identity, name: name, database: database, connector: connector, mediaEngine: media)
     }
 
-    /// Passes signals for the pages on (call once, as the app starts).
+    /// Passes signals for the pages on, and records this run for the history (call once, as the app starts).
     public func start() {
         let signals = signals
         Task { for await signal in signals { await self.deliver(signal) } }
+        let database = database
+        guard let run = try? database.beginMonitoringSession(at: HistoryReport.milliseconds(Date())) else { return }
+        session = (
+            run,
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(60))
+                    try? database.touchMonitoringSession(id: run, at: HistoryReport.milliseconds(Date()))
+                }
+            }
+        )
+    }
+
+    /// One night of what this listener heard.
+    func history(_ range: String) throws -> JSONValue {
+        let names = Dictionary(
+            ((try? database.trustedMonitors()) ?? []).map { ($0.monitorId, $0.name) }, uniquingKeysWith: { a, _ in a })
+        return try HistoryReport.json(range, now: Date(), database: database) { from, to in
+            let events = (try? database.receivedEvents(from: from, to: to, limit: HistoryReport.historyLimit)) ?? []
+            return events.map { ($0.asLogged, names[$0.monitorId] ?? "A monitor no longer paired") }
+        }
     }
 
     // MARK: the listener's events
@@ -96,30 +118,28 @@ public actor ListenerWebApp {
         case .unauthorized(let monitorId, _, let message):
             connections[monitorId] = ("unauthorized", message)
         case .noise(let monitorId, _, let event):
-            remember(
-                monitorId,
-                ActivityItem(
-                    timestamp: event.timestamp, kind: event.kind,
-                    title: event.kind == "noise" ? "Sound noticed" : "\(event.kind.capitalized) noticed",
-                    detail: event.replayed == true ? "Heard while this device was away." : "Level \(event.peakLevel).",
-                    tone: .info))
+            try? database.recordReceivedEvent(
+                ReceivedEventRecord(
+                    eventId: event.eventId, monitorId: monitorId, seq: event.seq, kind: event.kind,
+                    timestamp: event.timestamp, peakLevel: event.peakLevel, severity: nil))
         case .safetyStatus(let monitorId, _, let status):
             statuses[monitorId] = status
         case .safetyAlert(let monitorId, _, let alert):
             guard !alerts.contains(where: { $0.alert.alertId == alert.alertId }) else { break }
             alerts.insert((monitorId, alert, nil), at: 0)
             if alerts.count > Self.alertLimit { alerts.removeLast(alerts.count - Self.alertLimit) }
-            remember(
-                monitorId,
-                ActivityWording.item(
-                    NoiseEventRecord(
-                        seq: alert.seq, eventId: alert.alertId, kind: alert.kind.rawValue, timestamp: alert.detectedAt,
-                        peakLevel: 0, autoStreamSessionId: nil, severity: alert.severity.rawValue),
-                    update: nil))
+            try? database.recordReceivedEvent(
+                ReceivedEventRecord(
+                    eventId: alert.alertId, monitorId: monitorId, seq: alert.seq, kind: alert.kind.rawValue,
+                    timestamp: alert.detectedAt, peakLevel: 0, severity: alert.severity.rawValue))
         case .alertUpdated(_, _, let update):
             if let index = alerts.firstIndex(where: { $0.alert.alertId == update.alertId }) {
                 alerts[index].update = update
             }
+            try? database.recordAlertUpdate(
+                AlertUpdateRecord(
+                    alertId: update.alertId, state: update.state.rawValue, byName: update.by, at: update.at,
+                    mutedUntil: update.mutedUntil))
         case .streamStarted(let monitorId, let sessionId, let mediaType):
             streams[sessionId] = (monitorId, mediaType, "playing")
         case .streamEndingSoon:
@@ -132,9 +152,22 @@ public actor ListenerWebApp {
         schedulePush()
     }
 
-    private func remember(_ monitorId: String, _ item: ActivityItem) {
-        activity.insert((monitorId, item), at: 0)
-        if activity.count > Self.activityLimit { activity.removeLast(activity.count - Self.activityLimit) }
+    /// The latest events heard, newest first, in calm words with their monitor's name.
+    private func recentActivity(names: [String: String]) -> [ActivityItem] {
+        let events = (try? database.receivedEvents(from: 0, to: .max, limit: Self.activityLimit)) ?? []
+        return Self.items(events, names: names, database: database)
+    }
+
+    /// Heard events in the words of the history, with how each alert ended.
+    static func items(
+        _ events: [ReceivedEventRecord], names: [String: String], database: CribCallDatabase
+    ) -> [ActivityItem] {
+        let updates = (try? database.alertUpdates(for: events.filter { $0.severity != nil }.map(\.eventId))) ?? [:]
+        return events.map { event in
+            var item = ActivityWording.item(event.asLogged, update: updates[event.eventId])
+            item.monitorName = names[event.monitorId] ?? "A monitor no longer paired"
+            return item
+        }
     }
 
     // MARK: the state
@@ -167,12 +200,7 @@ public actor ListenerWebApp {
                     object["monitorName"] = .string(names[entry.monitorId] ?? "Monitor")
                     return .object(object)
                 }),
-            "activity": .array(
-                activity.map { entry in
-                    var object = WebAPI.json(entry.item).objectValue ?? [:]
-                    object["monitorName"] = .string(names[entry.monitorId] ?? "Monitor")
-                    return .object(object)
-                }),
+            "activity": .array(recentActivity(names: names).map(WebAPI.json)),
             "streams": .array(
                 streams.sorted { $0.key < $1.key }.map { sessionId, stream in
                     [
@@ -234,9 +262,14 @@ public actor ListenerWebApp {
         }
     }
 
-    /// Ends every page's event stream (before the server closes).
+    /// Ends every page's event stream (before the server closes), and this run's record in the history.
     public func closeStreams() {
         pages.closeAll()
+        if let session {
+            session.heartbeat.cancel()
+            try? database.endMonitoringSession(id: session.id, at: HistoryReport.milliseconds(Date()))
+            self.session = nil
+        }
     }
 
     func schedulePush() {

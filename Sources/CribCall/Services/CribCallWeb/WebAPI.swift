@@ -148,6 +148,7 @@ enum WebAPI {
         [
             "timestamp": .number(Double(item.timestamp)), "kind": .string(item.kind), "title": .string(item.title),
             "detail": .string(item.detail), "tone": .string(item.tone.rawValue),
+            "monitorName": item.monitorName.map { .string($0) } ?? .null,
         ]
     }
 

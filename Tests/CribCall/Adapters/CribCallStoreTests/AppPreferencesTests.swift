@@ -65,4 +65,23 @@ struct AppPreferencesTests {
         #expect(try database.events(from: 2_000, to: 10_000, limit: 10).map(\.eventId) == ["n1", "a1"])
         #expect(try database.events(from: 0, to: 10_000, limit: 1).map(\.eventId) == ["n0"])
     }
+
+    @Test("a listener keeps each event it heard once (replays included), newest first, for 60 days")
+    func receivedEvents() throws {
+        let database = try CribCallDatabase.inMemory()
+        let day: Int64 = 24 * 3600 * 1000
+        func event(_ id: String, at timestamp: Int64, severity: String? = nil) -> ReceivedEventRecord {
+            ReceivedEventRecord(
+                eventId: id, monitorId: "m1", seq: 1, kind: severity == nil ? "noise" : "crying", timestamp: timestamp,
+                peakLevel: 70, severity: severity)
+        }
+        try database.recordReceivedEvent(event("old", at: 1_000))
+        try database.recordReceivedEvent(event("a", at: 70 * day, severity: "medium"))
+        try database.recordReceivedEvent(event("a", at: 70 * day, severity: "medium"))
+        try database.recordReceivedEvent(event("b", at: 70 * day + 5))
+        let kept = try database.receivedEvents(from: 0, to: .max, limit: 10)
+        #expect(kept.map(\.eventId) == ["b", "a"], "the replay is not kept twice; 60-day-old events are gone")
+        #expect(kept[1].asLogged.isSafetyAlert && !kept[0].asLogged.isSafetyAlert)
+        #expect(try database.receivedEvents(from: 70 * day + 1, to: .max, limit: 10).map(\.eventId) == ["b"])
+    }
 }

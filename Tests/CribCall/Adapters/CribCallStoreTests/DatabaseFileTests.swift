@@ -52,13 +52,16 @@ struct DatabaseFileTests {
                 try database.trustListener(StoreFixtures.listener("L1", byte: 1), at: StoreFixtures.date(0))
             }
             let file = path(directory)
-            #expect(try await TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1\nv2\nv3")
+            #expect(try await TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1\nv2\nv3\nv4")
             let tables = try await TestSQLite.query(
                 file,
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
                     + "AND name NOT LIKE 'grdb_%' ORDER BY name"
             )
-            #expect(tables == "alertUpdate\nmonitoringSession\nnoiseEvent\nsetting\ntrustedListener\ntrustedMonitor")
+            #expect(
+                tables
+                    == "alertUpdate\nmonitoringSession\nnoiseEvent\nreceivedEvent\nsetting\ntrustedListener\ntrustedMonitor"
+            )
             let columns = try await TestSQLite.query(
                 file, "SELECT group_concat(name, ',') FROM pragma_table_info('trustedMonitor')"
             )
@@ -70,7 +73,7 @@ struct DatabaseFileTests {
 
             let reopened = try CribCallDatabase(directory: directory)
             let again = try CribCallDatabase(directory: directory)
-            #expect(try await TestSQLite.query(file, "SELECT count(*) FROM grdb_migrations") == "3")
+            #expect(try await TestSQLite.query(file, "SELECT count(*) FROM grdb_migrations") == "4")
             #expect(try reopened.trustedListeners().map(\.listenerId) == ["L1"])
             #expect(try again.trustedListeners().map(\.listenerId) == ["L1"])
         }
@@ -105,7 +108,7 @@ struct DatabaseFileTests {
                 alertId: "a1", kind: "stillness", severity: "medium", timestamp: 6, confidence: 0.8,
                 detector: "frame-difference")
             #expect(alert.seq == 2 && alert.isSafetyAlert)
-            #expect(try await TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1\nv2\nv3")
+            #expect(try await TestSQLite.query(file, "SELECT identifier FROM grdb_migrations") == "v1\nv2\nv3\nv4")
             // v3: the app's history tables, empty.
             #expect(try database.monitoringSessions(from: 0, to: .max).isEmpty)
         }

@@ -107,6 +107,16 @@ struct ListenerWebAppTests {
         #expect(
             try await parent.post("api/alerts/\(monitorId)/\(alertId)/action", #"{"action": "wave"}"#).status == 400)
 
+        // What the parent heard stays, in the history of tonight and in the activity, with the monitor's name.
+        let activity = try #require(try await parent.state()["activity"]?[0])
+        #expect(activity["title"]?.stringValue == "Baby may have rolled onto their stomach")
+        #expect(activity["monitorName"]?.stringValue == "Nursery")
+        let history = try JSONParser().parse(try await LoopbackHTTP.get(parent.server.url + "api/history").body)
+        let details = history["events"]?.arrayValue?.compactMap { $0["detail"]?.stringValue } ?? []
+        #expect(details.contains("Marked as okay by Mum; monitoring continued."), "\(details)")
+        #expect(history["summary"]?["text"]?.stringValue == "Monitoring continued after 1 alert")
+        #expect(try await LoopbackHTTP.get(parent.server.url + "api/history?range=someday").status == 400)
+
         #expect(try await parent.post("api/monitors/\(monitorId)/forget").status == 200)
         #expect(try await parent.state()["monitors"]?.arrayValue?.isEmpty == true)
         #expect(try await parent.post("api/monitors/\(monitorId)/forget").status == 404)

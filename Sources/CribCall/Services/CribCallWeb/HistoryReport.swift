@@ -2,22 +2,34 @@ import CanonicalJSON
 import CribCallStore
 import Foundation
 
-extension MonitorWebApp {
+/// One night of history for either app: when monitoring ran, what happened, told as resolved.
+enum HistoryReport {
     /// How many events one night's history lists at most.
     static let historyLimit = 300
 
-    /// One night of history (the README's `history`): when the monitor ran, what happened, told as resolved.
+    /// The README's `history`.
+    /// - Parameters:
+    ///   - events: The events of `from..<to` (ms), newest first, at most ``historyLimit``, each with the name of the
+    ///     monitor it came from (nil on the monitor itself).
     /// - Throws: `NightRange.Invalid` for a range that is not tonight, last-night or a date.
-    func history(_ range: String) throws -> JSONValue {
+    static func json(
+        _ range: String, now date: Date, database: CribCallDatabase,
+        events load: (_ from: Int64, _ to: Int64) -> [(event: NoiseEventRecord, monitorName: String?)]
+    ) throws -> JSONValue {
         let calendar = Calendar.current
-        let night = try NightRange(parsing: range, now: wallClock(), calendar: calendar)
+        let night = try NightRange(parsing: range, now: date, calendar: calendar)
         let from = Self.milliseconds(night.from)
         let to = Self.milliseconds(night.to)
-        let now = Self.milliseconds(wallClock())
+        let now = Self.milliseconds(date)
         let sessions = (try? database.monitoringSessions(from: from, to: to)) ?? []
-        let events = (try? database.events(from: from, to: to, limit: Self.historyLimit)) ?? []
+        let loaded = load(from, to)
+        let events = loaded.map(\.event)
         let updates = (try? database.alertUpdates(for: events.filter(\.isSafetyAlert).map(\.eventId))) ?? [:]
-        var items = events.map { ActivityWording.item($0, update: updates[$0.eventId]) }
+        var items = loaded.map { entry in
+            var item = ActivityWording.item(entry.event, update: updates[entry.event.eventId])
+            if let name = entry.monitorName { item.monitorName = name }
+            return item
+        }
         items += sessions.flatMap(ActivityWording.items).filter { $0.timestamp >= from && $0.timestamp < to }
         items.sort { $0.timestamp > $1.timestamp }
         // Time monitored inside the night: each run's overlap with it (a run still going counts until now).
@@ -54,5 +66,14 @@ extension MonitorWebApp {
 
     static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+extension MonitorWebApp {
+    /// One night of the monitor's history.
+    func history(_ range: String) throws -> JSONValue {
+        try HistoryReport.json(range, now: wallClock(), database: database) { from, to in
+            ((try? database.events(from: from, to: to, limit: HistoryReport.historyLimit)) ?? []).map { ($0, nil) }
+        }
     }
 }
