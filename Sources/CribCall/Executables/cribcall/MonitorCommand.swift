@@ -50,7 +50,13 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(help: "Show a pairing QR code at start (valid 5 minutes).")
     var qr = false
 
-    @Option(name: .customLong("qr-png"), help: "Also write the pairing QR code as a PNG image to this file.")
+    @Option(
+        name: .customLong("qr-png"),
+        help: ArgumentHelp(
+            "Also write the pairing QR code as a PNG image to this file.",
+            discussion: "Readable by you only (0600); removed once the code is used, expires or is replaced, and "
+                + "when the monitor stops. A symbolic link at FILE is refused.",
+            valueName: "file"))
     var qrPNG: String?
 
     @Flag(help: "Print one JSON object per line instead of text.")

@@ -2,14 +2,8 @@ import CanonicalJSON
 import Foundation
 import Terminal
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// The running app's address, with its secret, in the data directory (`app-url`, mode 0600, created anew with
-/// O_EXCL and no symlink followed): `cribcall open` and the desktop entry read it, so the secret never has to be
+/// The running app's address, with its secret, in the data directory (`app-url`, a ``PrivateFile``: mode 0600,
+/// created anew, no symlink followed): `cribcall open` and the desktop entry read it, so the secret never has to be
 /// printed where logs keep it (a systemd service's output goes to the journal). Removed when the app stops.
 struct AppAddressFile: Sendable {
     let url: URL
@@ -19,19 +13,13 @@ struct AppAddressFile: Sendable {
     }
 
     /// Writes `address` (replacing a file left by a run that was killed).
-    /// - Throws: ``CommandFailure`` when the file cannot be created.
+    /// - Throws: ``CommandFailure`` when the file cannot be created (or something other than a regular file is
+    ///   there).
     func write(_ address: String) throws {
-        unlink(url.path)
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CommandFailure("cannot create \(url.path): \(String(cString: strerror(errno)))")
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
-            try handle.write(contentsOf: Data((address + "\n").utf8))
-            try handle.close()
+            try PrivateFile(path: url.path).write(Data((address + "\n").utf8))
         } catch {
-            throw CommandFailure("cannot write \(url.path): \(error.localizedDescription)")
+            throw CommandFailure(error.description)
         }
     }
 
@@ -44,7 +32,7 @@ struct AppAddressFile: Sendable {
 
     /// Removes the file, if it still holds `address` (a newer run may have replaced it).
     func remove(ifHolding address: String) {
-        if read() == address { unlink(url.path) }
+        if read() == address { PrivateFile(path: url.path).remove() }
     }
 }
 

@@ -12,7 +12,6 @@ import Foundation
 import LocalWebApp
 import Logging
 import Media
-import QRCode
 import QUIC
 import ServiceDiscovery
 import SoundDetection
@@ -35,7 +34,8 @@ public struct MonitorRequest: Sendable {
     public var videoSource = "auto"
     /// Show a pairing QR code at start.
     public var qr = false
-    /// Also write the pairing QR code as a PNG image to this file.
+    /// Also write the pairing QR code as a PNG image to this file (mode 0600, removed once the code is used, expired,
+    /// replaced or the monitor stops; a symbolic link there is refused).
     public var qrPNG: String?
     /// One JSON object per line instead of text.
     public var json = false
@@ -57,8 +57,15 @@ public struct MonitorRequest: Sendable {
 
     /// Runs the monitor until SIGINT or SIGTERM (or until the microphone fails).
     ///
-    /// - Throws: ``CommandFailure`` (usage) for a bad source, an unusable data directory or a taken port.
+    /// - Throws: ``CommandFailure`` (usage) for a bad source, an unusable data directory, a taken port, or a
+    ///   `--qr-png` path that is a symbolic link (or anything else but a regular file).
     public func run(in data: CribCallDataDirectory) async throws {
+        let qrFile = qrPNG.map { PairingQRFile(path: $0) }
+        do {
+            try qrFile?.file.checkReplaceable()
+        } catch {
+            throw CommandFailure.usage("--qr-png: \(error)")
+        }
         let input: any AudioInput
         let source: AudioSourceSpec
         let video: GStreamerMediaEngine.VideoSource?
@@ -127,7 +134,7 @@ public struct MonitorRequest: Sendable {
             : KeyPresses { key in
                 if key == UInt8(ascii: "q") || key == UInt8(ascii: "Q") { Task { await service.showQR() } }
             }
-        let output = Output(json: json, qrPNG: qrPNG, interactive: keys != nil)
+        let output = Output(json: json, qrFile: qrFile, interactive: keys != nil)
         let app = webPort.map { _ in
             MonitorWebApp(
                 service: service, database: database, camera: camera, mediaEngine: media,
@@ -188,6 +195,7 @@ public struct MonitorRequest: Sendable {
         if let web { AppAddressFile(in: data).remove(ifHolding: web.url) }
         await web?.close()
         await printer.value
+        output.finish()
         _ = stop
     }
 
@@ -253,18 +261,18 @@ public struct MonitorRequest: Sendable {
         }
     }
 
-    /// Prints monitor events as text or JSON lines. On a terminal, the PIN's validity line counts down every second
-    /// until the PIN is used, replaced or expired.
+    /// Prints monitor events as text or JSON lines, and keeps the `--qr-png` file. On a terminal, the PIN's validity
+    /// line counts down every second until the PIN is used, replaced or expired.
     struct Output: Sendable {
         let json: Bool
-        let qrPNG: String?
+        let qrFile: PairingQRFile?
         /// Keys work (an interactive terminal): say so.
         let interactive: Bool
         private let terminal = TerminalOutput()
 
-        init(json: Bool, qrPNG: String?, interactive: Bool) {
+        init(json: Bool, qrFile: PairingQRFile?, interactive: Bool) {
             self.json = json
-            self.qrPNG = qrPNG
+            self.qrFile = qrFile
             self.interactive = interactive
         }
 
@@ -275,19 +283,28 @@ public struct MonitorRequest: Sendable {
 
         func print(_ event: MonitorEvent) {
             terminal.stopCountdown()
-            if case .qr(_, let text) = event, let qrPNG {
+            var written = false
+            if let qrFile {
                 do {
-                    try Data(try QRCodeEncoder.encode(text).png()).write(to: URL(fileURLWithPath: qrPNG))
+                    written = try qrFile.observe(event)
                 } catch {
-                    Logger(label: "cribcall monitor").warning("cannot write \(qrPNG): \(error)")
+                    Logger(label: "cribcall monitor").warning("the pairing QR code is not in a file: \(error)")
                 }
             }
-            let line = json ? event.json.canonicalString : event.text(interactive: interactive, qrPNG: qrPNG)
+            let line =
+                json
+                ? event.json.canonicalString
+                : event.text(interactive: interactive, qrPNG: written ? qrFile?.file.path : nil)
             guard let line else { return }
             terminal.write(line + "\n")
             if !json, case .pin(_, _, let seconds) = event, TerminalOutput.isInteractive {
                 terminal.countDown(from: seconds, line: PINDisplay.validity)
             }
+        }
+
+        /// The monitor stopped: its pairing code is removed.
+        func finish() {
+            qrFile?.remove()
         }
     }
 }

@@ -1,5 +1,6 @@
 import CanonicalJSON
 import CribCallListener
+import CribCallProtocol
 import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore
@@ -25,7 +26,7 @@ public enum MonitorsCommands {
         let service = ListenerService(
             identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
             connector: try QUICConnector(identity: identity))
-        let label = "\"\(TextTable.printable(monitor.name))\" (\(monitor.monitorId))"
+        let label = "\"\(PeerName.sanitized(monitor.name))\" (\(monitor.monitorId))"
         switch try await service.forget(monitor) {
         case .monitorConfirmed:
             return "Forgot \(label); the monitor confirmed it no longer trusts this listener."
@@ -59,7 +60,8 @@ public enum MonitorsCommands {
         ])
     }
 
-    /// The text listing: a header row and one aligned row per monitor, or how to pair one.
+    /// The text listing: a header row and one aligned row per monitor (its name as it may be shown), or how to pair
+    /// one.
     static func table(_ monitors: [TrustedMonitorRecord]) -> String {
         guard !monitors.isEmpty else {
             return "No monitors are paired yet. Find one with `cribcall scan`, then `cribcall pair`."
@@ -72,7 +74,7 @@ public enum MonitorsCommands {
                         (host.contains(":") ? "[\(host)]" : host) + (monitor.lastKnownPort.map { ":\($0)" } ?? "")
                     } ?? "unknown"
                 return [
-                    monitor.monitorId, TextTable.printable(monitor.name), address,
+                    monitor.monitorId, PeerName.sanitized(monitor.name), address,
                     String(monitor.fingerprint.hex.prefix(16)) + "…", TextTable.timestamp(monitor.createdAt),
                 ]
             }

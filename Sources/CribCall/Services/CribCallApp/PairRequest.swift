@@ -50,7 +50,14 @@ public struct PairRequest: Sendable {
         } else {
             throw CommandFailure.usage("choose --pin or --qr")
         }
-        return "Paired with \"\(record.name)\" (\(record.fingerprint.shortForm)). Run `cribcall listen` for alerts."
+        return Self.paired(record)
+    }
+
+    /// What `cribcall pair` prints once paired: the monitor's name as it may be shown (``PeerName/sanitized(_:)``:
+    /// the monitor chose it) and its short fingerprint.
+    static func paired(_ record: TrustedMonitorRecord) -> String {
+        "Paired with \"\(PeerName.sanitized(record.name))\" (\(record.fingerprint.shortForm)). "
+            + "Run `cribcall listen` for alerts."
     }
 
     private func pairWithPIN(_ service: ListenerService) async throws -> TrustedMonitorRecord {
@@ -119,18 +126,22 @@ public enum LANScan {
                 "No monitor found on the LAN within \(seconds) s. Is one running (`cribcall monitor`), on this network?"
             ]
         }
-        return found.map { entry in
-            let monitor = entry.monitor
-            guard !json else {
-                return JSONValue.object([
-                    "event": "monitor", "monitorId": .string(monitor.monitorId),
-                    "monitorName": .string(monitor.monitorName),
-                    "certFingerprint": .string(monitor.certFingerprint), "port": .number(Double(monitor.port)),
-                    "hosts": .array(monitor.hosts.map { .string($0) }), "paired": .bool(entry.paired),
-                ]).canonicalString
-            }
-            return "\(monitor.monitorName) — \(entry.paired ? "paired" : "unpaired") — "
-                + "\(monitor.hosts.first ?? "?"):\(monitor.port) (id \(monitor.monitorId.prefix(8)))"
+        return found.map { line($0.monitor, paired: $0.paired, json: json) }
+    }
+
+    /// One monitor seen on the LAN. Its TXT record is anyone's to write: in text its name is shown as it may be
+    /// (``PeerName/sanitized(_:)``) and its id escaped (``TextTable/printable(_:)``); JSON keeps both exact.
+    static func line(_ monitor: DiscoveredMonitor, paired: Bool, json: Bool) -> String {
+        guard !json else {
+            return JSONValue.object([
+                "event": "monitor", "monitorId": .string(monitor.monitorId),
+                "monitorName": .string(monitor.monitorName),
+                "certFingerprint": .string(monitor.certFingerprint), "port": .number(Double(monitor.port)),
+                "hosts": .array(monitor.hosts.map { .string($0) }), "paired": .bool(paired),
+            ]).canonicalString
         }
+        return "\(PeerName.sanitized(monitor.monitorName)) — \(paired ? "paired" : "unpaired") — "
+            + "\(TextTable.printable(monitor.hosts.first ?? "?")):\(monitor.port) "
+            + "(id \(TextTable.printable(String(monitor.monitorId.prefix(8)))))"
     }
 }

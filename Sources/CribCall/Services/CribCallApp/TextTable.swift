@@ -1,3 +1,4 @@
+import CribCallProtocol
 import Foundation
 
 /// Plain-text output for the listing commands.
@@ -18,12 +19,14 @@ enum TextTable {
         }.joined(separator: "\n")
     }
 
-    /// `text` with control characters (which a peer could put in its name) shown as `\u{…}` escapes, so printing it
-    /// cannot drive the terminal.
+    /// `text` (an id, or what the user typed) with the characters a peer's name must not show
+    /// (``PeerName/isHidden(_:)``: control, bidirectional and other format characters) shown as `\u{…}` escapes, so
+    /// printing it can neither drive the terminal nor reorder the line. Peers' names are shown with
+    /// ``PeerName/sanitized(_:)``, as everywhere else.
     static func printable(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control {
+            if PeerName.isHidden(scalar) {
                 result += "\\u{" + String(scalar.value, radix: 16) + "}"
             } else {
                 result.unicodeScalars.append(scalar)

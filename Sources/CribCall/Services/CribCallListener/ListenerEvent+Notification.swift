@@ -9,9 +9,10 @@ extension ListenerEvent {
     /// One notification per monitor (tagged with its id), replaced as things change: an alert, then "link lost",
     /// then "back" all update the same bubble instead of piling up. Alerts and a lost link are critical and stay
     /// until dismissed; the all-clear goes away by itself. A live stream about to stop by itself gets a normal-urgency
-    /// bubble of its own (tagged by stream) that expires with the stream.
+    /// bubble of its own (tagged by stream) that expires with the stream. The names in it are those of ``text``
+    /// (``displayable``).
     public var desktopNotification: DesktopNotification? {
-        switch self {
+        switch displayable {
         case .connected:
             return nil
         case .noise(let monitorId, let name, let event):

@@ -74,9 +74,10 @@ extension ListenerEvent {
         }
     }
 
-    /// The event as `cribcall listen` prints it for people (an alert's time in the user's locale and time zone).
+    /// The event as `cribcall listen` prints it for people (an alert's time in the user's locale and time zone), the
+    /// names in it as they may be shown (``displayable``).
     public var text: String {
-        switch self {
+        switch displayable {
         case .connected(_, let name, let address): "Connected to \"\(name)\" at \(address)."
         case .noise(_, let name, let noise):
             "🔔 \(noise.replayed == true ? "Missed alert" : "Noise") from \"\(name)\" — peak level \(noise.peakLevel) "
@@ -98,6 +99,33 @@ extension ListenerEvent {
             Self.alertText(alert, monitorName: name)
         case .alertUpdated(_, let name, let update):
             "\(name): " + SafetyWording.update(update.state, by: update.by, mutedMinutes: Self.minutes(update))
+        }
+    }
+
+    /// The event with the names peers chose (the monitor's, and who acted on an alert) in the form they may be shown
+    /// to a person, ``PeerName/sanitized(_:)``: what ``text`` and the desktop notification say. ``json`` keeps them
+    /// exact (JSON escaping protects a script's terminal).
+    var displayable: ListenerEvent {
+        switch self {
+        case .connected(let id, let name, let address):
+            return .connected(monitorId: id, monitorName: PeerName.sanitized(name), address: address)
+        case .noise(let id, let name, let noise):
+            return .noise(monitorId: id, monitorName: PeerName.sanitized(name), event: noise)
+        case .linkLost(let id, let name, let reason):
+            return .linkLost(monitorId: id, monitorName: PeerName.sanitized(name), reason: reason)
+        case .linkRestored(let id, let name):
+            return .linkRestored(monitorId: id, monitorName: PeerName.sanitized(name))
+        case .unauthorized(let id, let name, let message):
+            return .unauthorized(monitorId: id, monitorName: PeerName.sanitized(name), message: message)
+        case .streamStarted, .streamEndingSoon, .streamEnded:
+            return self
+        case .safetyStatus(let id, let name, let status):
+            return .safetyStatus(monitorId: id, monitorName: PeerName.sanitized(name), status: status)
+        case .safetyAlert(let id, let name, let alert):
+            return .safetyAlert(monitorId: id, monitorName: PeerName.sanitized(name), alert: alert)
+        case .alertUpdated(let id, let name, var update):
+            update.by = PeerName.sanitized(update.by)
+            return .alertUpdated(monitorId: id, monitorName: PeerName.sanitized(name), update: update)
         }
     }
 

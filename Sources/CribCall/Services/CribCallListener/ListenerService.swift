@@ -139,8 +139,9 @@ public actor ListenerService {
         guard let found = try await find(payload.monitorId, using: browser, timeout: timeout),
             let host = found.hosts.first(where: { !$0.contains(":") }) ?? found.hosts.first
         else {
+            let name = PeerName.sanitized(payload.monitorName)
             throw Failure(
-                description: "monitor \"\(payload.monitorName)\" did not answer on the LAN within \(timeout); "
+                description: "monitor \"\(name)\" did not answer on the LAN within \(timeout); "
                     + "check it runs on this network, or give its address with --address HOST[:PORT]")
         }
         return try await pairWithQR(qrText: qrText, host: host, port: found.port)
@@ -212,7 +213,7 @@ public actor ListenerService {
         timeout: Duration = .seconds(10)
     ) async throws -> AlertUpdated {
         guard let host = monitor.lastKnownHost, let port = monitor.lastKnownPort else {
-            throw Failure(description: "the address of \"\(monitor.name)\" is unknown; pair again")
+            throw Failure(description: "the address of \"\(PeerName.sanitized(monitor.name))\" is unknown; pair again")
         }
         let connector = connector
         let exchange = Task { () throws -> AlertUpdated in
@@ -239,7 +240,7 @@ public actor ListenerService {
         do {
             return try await exchange.value
         } catch is CancellationError {
-            throw Failure(description: "\"\(monitor.name)\" did not answer within \(timeout)")
+            throw Failure(description: "\"\(PeerName.sanitized(monitor.name))\" did not answer within \(timeout)")
         }
     }
 

@@ -184,7 +184,7 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         let session = Session(
             connection: connection,
             listenerId: listenerId,
-            listenerName: PairingCrypto.displayName(message.listenerName),
+            listenerName: PeerName.sanitized(message.listenerName),
             pin: entropy.pin,
             nonce: nonce,
             expiresAt: expiresAt,

@@ -59,30 +59,9 @@ enum PairingCrypto {
         return HMAC<SHA256>.isValidAuthenticationCode(bytes, authenticating: message, using: key)
     }
 
-    /// Accepts a peer-chosen display name: trimmed, control characters removed, at most 64 characters.
-    static func displayName(_ name: String) -> String {
-        let cleaned = String(
-            String.UnicodeScalarView(
-                name.unicodeScalars.filter {
-                    !$0.properties.generalCategory.isControlOrFormat
-                })
-        )
-        .trimmingCharacters(in: .whitespacesAndNewlines)
-        return cleaned.isEmpty ? "Unnamed device" : String(cleaned.prefix(64))
-    }
-
     /// The lowercase UUID form, or nil if `text` is not a UUID.
     static func canonicalUUID(_ text: String) -> String? {
         guard text.utf8.count == 36, let uuid = UUID(uuidString: text) else { return nil }
         return uuid.uuidString.lowercased()
-    }
-}
-
-extension Unicode.GeneralCategory {
-    var isControlOrFormat: Bool {
-        switch self {
-        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse: true
-        default: false
-        }
     }
 }

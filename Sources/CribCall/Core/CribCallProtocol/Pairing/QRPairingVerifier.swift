@@ -84,7 +84,7 @@ public struct QRPairingVerifier: Sendable {
         state = .idle  // single use
         let listener = TrustedListener(
             listenerId: listenerId,
-            name: PairingCrypto.displayName(request.listenerName),
+            name: PeerName.sanitized(request.listenerName),
             publicKey: request.listenerPublicKey,
             fingerprint: context.clientFingerprint
         )
