@@ -12,7 +12,10 @@ in a 390×844 window, a phone held upright. Every control is found by its comput
 3. Setup: the name step refuses a blank name; the placement step shows its tip; on the sleep-area step a corner
    handle is dragged (ActionChains) and another moved with the arrow keys, and after "Confirm Area" GET api/state
    shows the new settings.sleepArea; the final check reaches 100 % and only then enables "Start Monitoring".
-4. The Monitor tab shows "<name>'s Room", the live picture and the Movement and Position cards.
+4. The Monitor tab shows "<name>'s Room", the live view and the Movement and Position cards. The live view is
+   WebRTC from the monitor's pipeline (POST api/live) or, when that is unavailable or does not connect within about
+   8 s, the camera's pictures: which one, and why, is reported as live_view (with the received figures for WebRTC).
+   Once the tab is left, the monitor's api/state lists no live view any more.
 5. Settings' "Test: face covered" raises an alert through the real path: the full-screen alert must appear within
    1 s (measured, reported as alert_ms), take the focus, and after "Mark as okay" GET api/state shows that alert
    as "okay"; History lists it. "Test: crying": Escape closes it on this page only (still open in api/state, so a
@@ -83,6 +86,7 @@ CHROMIUM_FLAGS = [
 WIDTH, HEIGHT = 390, 844
 ALERT_LIMIT_MS = 1000  # seed 003 §6.3: alerts fire within 1 second of the trigger
 CALIBRATION_LIMIT_S = 30  # the check takes about 4 s
+LIVE_SETTLE_S = 30  # the live view: the offer (up to 5 s on the monitor), then video or pictures within 8 s
 
 
 
@@ -100,8 +104,11 @@ def prohibited_terms() -> list[str]:
 PROHIBITED = prohibited_terms()
 
 
+LOG_NAME = ["web_app"]  # listener_app.py, which imports this module, logs under its own name
+
+
 def log(*parts: object) -> None:
-    print(f"[web_app {1000 * (time.monotonic() - START):8.0f} ms]", *parts, file=sys.stderr, flush=True)
+    print(f"[{LOG_NAME[0]} {1000 * (time.monotonic() - START):8.0f} ms]", *parts, file=sys.stderr, flush=True)
 
 
 def ms_since(t0: float) -> int:
@@ -233,6 +240,7 @@ class Page:
         self.allow_camera_errors = False
         self.allowed_camera_errors = 0
         self.shot = 0
+        self.prefix = ""  # before the screenshots' numbers (listener_app.py: "M" for the monitor, "L" the listener)
 
     # -- state of the page ---------------------------------------------------------------------------------------
 
@@ -331,7 +339,7 @@ class Page:
         """A PNG of the window (390×844) into --artifacts, numbered in the order of the walk; and the names check."""
         self.check_names(name)
         self.shot += 1
-        file_name = f"{self.shot:02d}-{name}.png"
+        file_name = f"{self.prefix}{self.shot:02d}-{name}.png"
         self.result.setdefault("screens", []).append(file_name)
         if self.args.artifacts:
             time.sleep(0.3)  # let the last picture and transitions settle
@@ -356,6 +364,18 @@ class Page:
         if severe:
             raise CheckFailed(f"{step}: browser console", "SEVERE entries: "
                               + json.dumps([e.get("message", "")[:300] for e in severe[:5]]))
+
+    def live_preview_shown(self, css: str) -> str | None:
+        """What the preview `css` shows: "video" (the WebRTC live view with frames), "picture" (api/camera.jpg), or
+        None (nothing yet)."""
+        return self.d.execute_script(
+            "const p = document.querySelector(arguments[0]); if (!p) return null;"
+            "const v = p.querySelector('video[data-live]');"
+            "if (v && !v.hidden && v.videoWidth > 0 && p.classList.contains('webrtc')) return 'video';"
+            "const i = p.querySelector('img[data-camera]');"
+            "return i && !i.hidden && i.complete && i.naturalWidth > 0 && !p.classList.contains('unavailable')"
+            " ? 'picture' : null",
+            css)
 
     def camera_picture_shown(self, css: str) -> bool:
         return bool(self.d.execute_script(
@@ -545,7 +565,18 @@ def walk_setup_check(page: Page, result: dict) -> None:
 def walk_monitor(page: Page, name: str) -> None:
     page.wait_screen("monitor")
     page.wait("the monitor's heading", lambda: normalise(f"{name}'s Room") in page.text())
-    page.wait("the live preview picture", lambda: page.camera_picture_shown("#monitor-preview img"))
+    page.wait("the live preview", lambda: page.live_preview_shown("#monitor-preview"))
+    # the live view: WebRTC from the monitor's pipeline, or (503, or no connection within about 8 s) pictures
+    live = page.wait("the live view settled (video or pictures)",
+                     lambda: (s := page.snapshot()["live"])["mode"] in ("webrtc", "pictures") and s,
+                     timeout=LIVE_SETTLE_S)
+    page.result["live_view"] = {"mode": live["mode"], "reason": live.get("reason"), "connect_ms": live.get("connectMs"),
+                                "shown": page.live_preview_shown("#monitor-preview")}
+    if live["mode"] == "webrtc":
+        page.result["live_view"]["stats"] = page.d.execute_async_script(
+            "const done = arguments[arguments.length - 1]; window.cribalert.stats().then((s) => done(s.live),"
+            " (e) => done(String(e)))")
+    log("live view:", page.result["live_view"])
     visit(page, "monitor", "monitor")
     heading = page.d.find_element(By.ID, "monitor-title").text
     if heading != f"{name}'s Room":
@@ -559,6 +590,10 @@ def walk_monitor(page: Page, name: str) -> None:
 def walk_alert(page: Page, api: Api, result: dict) -> str:
     page.click("Settings", tags=("a",))
     visit(page, "settings", "settings")
+    # the Monitor tab's live view ends once it is not shown (POST api/live/{id}/end, after a 1.5 s grace)
+    t0 = time.monotonic()
+    page.wait("the live view ended after leaving the Monitor tab", lambda: api.state().get("live") == [], timeout=10)
+    result["live_view"]["ended_after_leaving_ms"] = ms_since(t0)
     page.collect_console()
     button = page.control("Test: face covered")
     page.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
@@ -580,7 +615,7 @@ def walk_alert(page: Page, api: Api, result: dict) -> str:
         raise CheckFailed("alert", "the focus did not move into the alert")
     if dialog.accessible_name != "Baby's face may be covered":
         raise CheckFailed("alert", f"the alertdialog is named {dialog.accessible_name!r}")
-    page.wait("the live picture in the alert", lambda: page.camera_picture_shown("#alert-dialog img"))
+    page.wait("the live picture in the alert", lambda: page.live_preview_shown("#alert-dialog .alert-preview"))
     page.screenshot("alert-face-covered")
     page.click("Mark as okay")
     page.wait("the alert closed after Mark as okay", lambda: not dialog.is_displayed(), timeout=5)

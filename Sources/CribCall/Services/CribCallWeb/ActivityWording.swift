@@ -53,18 +53,28 @@ enum ActivityWording {
         }
     }
 
-    /// A monitoring run's start and (when over) its end.
-    static func items(_ session: MonitoringSessionRecord) -> [ActivityItem] {
+    /// A run's start and (when over) its end: the monitor's monitoring, or a listener's listening.
+    static func items(_ session: MonitoringSessionRecord, listening: Bool) -> [ActivityItem] {
+        let words =
+            listening
+            ? (
+                started: "Listening started", detail: "This device listened for its monitors.",
+                stopped: "Listening stopped", stoppedDetail: "This device stopped listening."
+            )
+            : (
+                started: "Monitoring started", detail: "System active.", stopped: "Monitoring stopped",
+                stoppedDetail: "The monitor was turned off."
+            )
         var items = [
             ActivityItem(
-                timestamp: session.startedAt, kind: "monitoring_started", title: "Monitoring started",
-                detail: "System active.", tone: .info)
+                timestamp: session.startedAt, kind: listening ? "listening_started" : "monitoring_started",
+                title: words.started, detail: words.detail, tone: .info)
         ]
         if let end = session.endedAt {
             items.append(
                 ActivityItem(
-                    timestamp: end, kind: "monitoring_stopped", title: "Monitoring stopped",
-                    detail: "The monitor was turned off.", tone: .info))
+                    timestamp: end, kind: listening ? "listening_stopped" : "monitoring_stopped",
+                    title: words.stopped, detail: words.stoppedDetail, tone: .info))
         }
         return items
     }

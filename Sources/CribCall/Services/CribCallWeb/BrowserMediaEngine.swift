@@ -124,10 +124,14 @@ final class BrowserReceiver: MediaPeer {
     }
 
     /// The page plays the stream's media.
-    func markFlowing() {
-        let first = state.withLock { state in
+    /// - Throws: ``BrowserMediaError`` before the page's answer was taken, or after the stream ended.
+    func markFlowing() throws {
+        let first = try state.withLock { state in
+            guard state.answered, !state.ended else {
+                throw BrowserMediaError("the stream cannot play before its answer, or after it ended")
+            }
             defer { state.flowing = true }
-            return !state.flowing && state.answered && !state.ended
+            return !state.flowing
         }
         if first { emit.yield(.flowing) }
     }

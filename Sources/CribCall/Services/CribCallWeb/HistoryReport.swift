@@ -13,7 +13,7 @@ enum HistoryReport {
     ///     monitor it came from (nil on the monitor itself).
     /// - Throws: `NightRange.Invalid` for a range that is not tonight, last-night or a date.
     static func json(
-        _ range: String, now date: Date, database: CribCallDatabase,
+        _ range: String, now date: Date, database: CribCallDatabase, listening: Bool = false,
         events load: (_ from: Int64, _ to: Int64) -> [(event: NoiseEventRecord, monitorName: String?)]
     ) throws -> JSONValue {
         let calendar = Calendar.current
@@ -30,7 +30,9 @@ enum HistoryReport {
             if let name = entry.monitorName { item.monitorName = name }
             return item
         }
-        items += sessions.flatMap(ActivityWording.items).filter { $0.timestamp >= from && $0.timestamp < to }
+        items += sessions.flatMap { ActivityWording.items($0, listening: listening) }.filter {
+            $0.timestamp >= from && $0.timestamp < to
+        }
         items.sort { $0.timestamp > $1.timestamp }
         // Time monitored inside the night: each run's overlap with it (a run still going counts until now).
         let monitored = sessions.reduce(Int64(0)) { total, session in

@@ -48,7 +48,8 @@ extension ListenerWebApp {
             }
         }
         router.post("/api/scan") { _, _ in
-            if let problem = await self.scan() { return WebAPI.refusal(.serviceUnavailable, problem) }
+            // What went wrong is in the state (`scanProblem`): the page shows it next to "Look for monitors".
+            await self.scan()
             return WebAPI.answer(await self.state())
         }
         router.post("/api/pair") { request, _ in
@@ -137,7 +138,11 @@ extension ListenerWebApp {
             guard let receiver = self.media.receiver(context.parameters.get("sessionId") ?? "") else {
                 return WebAPI.refusal(.notFound, "no such stream")
             }
-            receiver.markFlowing()
+            do {
+                try receiver.markFlowing()
+            } catch {
+                return WebAPI.refusal(.conflict, "\(error)")
+            }
             return WebAPI.answer(["ok": true])
         }
         router.post("/api/streams/:sessionId/pin") { _, context in

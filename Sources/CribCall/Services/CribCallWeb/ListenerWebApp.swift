@@ -23,6 +23,8 @@ public actor ListenerWebApp {
     let database: CribCallDatabase
     let browser: (any ServiceBrowser)?
     let version: String
+    /// This listener's name, as monitors show it.
+    let name: String
     let pages = PageStreams()
     /// The page's receivers; ``ListenRequest`` gives it to the service as its media engine.
     public nonisolated let media: BrowserMediaEngine
@@ -36,6 +38,7 @@ public actor ListenerWebApp {
     private var endedStreams: [(sessionId: String, monitorId: String, reason: String)] = []
     private var discovered: [ListenerService.ScannedMonitor] = []
     private var scanning = false
+    private var scanProblem: String?
     var pairing: PairingState?
     private var pendingPush: Task<Void, Never>?
     /// This run in the history: its row and the task that keeps it alive.
@@ -74,6 +77,7 @@ public actor ListenerWebApp {
         self.database = database
         self.browser = browser
         self.version = version
+        self.name = name
         service = ListenerService(
             identity: identity, name: name, database: database, connector: connector, mediaEngine: media)
     }
@@ -99,7 +103,7 @@ public actor ListenerWebApp {
     func history(_ range: String) throws -> JSONValue {
         let names = Dictionary(
             ((try? database.trustedMonitors()) ?? []).map { ($0.monitorId, $0.name) }, uniquingKeysWith: { a, _ in a })
-        return try HistoryReport.json(range, now: Date(), database: database) { from, to in
+        return try HistoryReport.json(range, now: Date(), database: database, listening: true) { from, to in
             let events = (try? database.receivedEvents(from: from, to: to, limit: HistoryReport.historyLimit)) ?? []
             return events.map { ($0.asLogged, names[$0.monitorId] ?? "A monitor no longer paired") }
         }
@@ -117,7 +121,10 @@ public actor ListenerWebApp {
             statuses[monitorId] = nil
         case .unauthorized(let monitorId, _, let message):
             connections[monitorId] = ("unauthorized", message)
+            statuses[monitorId] = nil
         case .noise(let monitorId, _, let event):
+            // The monitor's automatic stream for this noise: its offer will name no monitor.
+            if let automatic = event.autoStreamSessionId { opened[automatic] = monitorId }
             try? database.recordReceivedEvent(
                 ReceivedEventRecord(
                     eventId: event.eventId, monitorId: monitorId, seq: event.seq, kind: event.kind,
@@ -225,6 +232,8 @@ public actor ListenerWebApp {
                     ]
                 }),
             "scanning": .bool(scanning),
+            "scanProblem": scanProblem.map { .string($0) } ?? .null,
+            "listener": ["name": .string(name)],
             "pairing": pairing.map { pairing in
                 [
                     "name": .string(pairing.name), "state": .string(pairing.state),
@@ -248,7 +257,8 @@ public actor ListenerWebApp {
             if let offer = receiver.offer {
                 pages.send(
                     Self.signalEvent(
-                        .offer(sessionId: receiver.sessionId, sdp: offer, mediaType: receiver.mediaType)))
+                        .offer(sessionId: receiver.sessionId, sdp: offer, mediaType: receiver.mediaType),
+                        monitorId: opened[receiver.sessionId]))
             }
         }
         return stream
@@ -290,7 +300,9 @@ public actor ListenerWebApp {
             streams[sessionId] = (monitorIdOfOffer(sessionId) ?? "", mediaType, "starting")
             schedulePush()
         }
-        pages.send(Self.signalEvent(signal))
+        var monitorId: String?
+        if case .offer(let sessionId, _, _) = signal { monitorId = opened[sessionId] }
+        pages.send(Self.signalEvent(signal, monitorId: monitorId))
     }
 
     private var opened: [String: String] = [:]
@@ -298,13 +310,14 @@ public actor ListenerWebApp {
     private func monitorIdOfOffer(_ sessionId: String) -> String? { opened[sessionId] }
 
     /// A stream's signaling for the page: `event: stream` with `{type: offer|candidate|end, sessionId, …}`.
-    static func signalEvent(_ signal: BrowserMediaEngine.Signal) -> ServerSentEvent {
+    static func signalEvent(_ signal: BrowserMediaEngine.Signal, monitorId: String? = nil) -> ServerSentEvent {
         let value: JSONValue
         switch signal {
         case .offer(let sessionId, let sdp, let mediaType):
             value = [
                 "type": "offer", "sessionId": .string(sessionId), "sdp": .string(sdp),
                 "mediaType": .string(mediaType.rawValue),
+                "monitorId": monitorId.map { .string($0) } ?? .null,
             ]
         case .candidate(let sessionId, let candidate):
             value = ["type": "candidate", "sessionId": .string(sessionId), "candidate": WebAPI.json(candidate)]
@@ -330,10 +343,14 @@ public actor ListenerWebApp {
         return sessionId
     }
 
-    /// Scans the LAN for monitors for `duration`.
-    func scan(for duration: Duration = .seconds(3)) async -> String? {
-        guard let browser else { return "discovery is off: pair with the monitor's address" }
+    /// Scans the LAN for monitors for `duration`; what went wrong stays in the state (`scanProblem`).
+    func scan(for duration: Duration = .seconds(3)) async {
+        guard let browser else {
+            scanProblem = "Looking for monitors is off here: add the monitor by its address."
+            return
+        }
         scanning = true
+        scanProblem = nil
         schedulePush()
         defer {
             scanning = false
@@ -341,9 +358,8 @@ public actor ListenerWebApp {
         }
         do {
             discovered = try await service.scan(using: browser, for: duration)
-            return nil
         } catch {
-            return "no monitor could be looked for: \(error) (is avahi-daemon running?)"
+            scanProblem = "Monitors cannot be looked for on this network (\(error)). Add the monitor by its address."
         }
     }
 

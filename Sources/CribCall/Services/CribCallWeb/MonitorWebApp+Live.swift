@@ -5,12 +5,15 @@ import StreamMedia
 
 /// The live view on the monitor's own screen: a WebRTC stream from the monitor's pipeline (the same senders
 /// listeners get, fed by the shared camera and microphone) to the page, signaled over the app's API. Not trickled:
-/// the answer to `POST api/live` carries the offer with every local candidate, the page's answer carries its own.
+/// `POST api/live` answers the offer, the page's answer carries its candidates, and the reply to it the monitor's
+/// (webrtcbin gathers once the answer is set).
 extension MonitorWebApp {
     /// How many pages may watch at once (each is an encoder).
     static let liveLimit = 2
-    /// How long the offer may take to gather its candidates.
+    /// How long the pipeline may take to make its offer.
     static let gatheringTimeout: Duration = .seconds(5)
+    /// How long the answer's reply waits for the monitor's candidates (host candidates come within milliseconds).
+    static let answerGatheringTimeout: Duration = .seconds(2)
 
     /// One page's live view: its sender, and what it reported.
     struct LiveView {
@@ -19,6 +22,8 @@ extension MonitorWebApp {
         var candidates: [IceCandidateMessage.Candidate] = []
         /// The end of candidates came (or media already flows).
         var gathered = false
+        /// How many of ``candidates`` the page has been given.
+        var sent = 0
         var flowing = false
     }
 
@@ -49,17 +54,21 @@ extension MonitorWebApp {
             for await event in peer.events { await self.liveEvent(event, of: sessionId) }
             await self.liveEnded(sessionId)
         }
+        // webrtcbin gathers once the answer is set: the offer goes out as soon as it exists, with whatever
+        // candidates came with it; the rest come back with the answer's reply.
         let deadline = ContinuousClock.now + Self.gatheringTimeout
-        while let view = live[sessionId], !view.gathered, ContinuousClock.now < deadline {
+        while let view = live[sessionId], view.sdp == nil, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        guard let view = live[sessionId], let sdp = view.sdp else {
+        guard var view = live[sessionId], let sdp = view.sdp else {
             await endLive(sessionId)
             return .failure(LiveRefusal("the live view's pipeline made no offer"))
         }
+        let candidates = view.candidates
+        view.sent = candidates.count
+        live[sessionId] = view
         return .success([
-            "sessionId": .string(sessionId), "sdp": .string(sdp),
-            "candidates": .array(view.candidates.map(WebAPI.json)),
+            "sessionId": .string(sessionId), "sdp": .string(sdp), "candidates": .array(candidates.map(WebAPI.json)),
         ])
     }
 
@@ -89,19 +98,32 @@ extension MonitorWebApp {
     }
 
     /// The page's answer and its candidates.
+    /// The page's answer and its candidates.
+    /// - Returns: The monitor's candidates the page has not had yet (gathered once the answer is set, waited for
+    ///   until the end of candidates or ``answerGatheringTimeout``), or why the answer was refused.
     func answerLive(_ sessionId: String, sdp: String, candidates: [IceCandidateMessage.Candidate]) async
-        -> LiveRefusal?
+        -> Result<[IceCandidateMessage.Candidate], LiveRefusal>
     {
-        guard let view = live[sessionId] else { return LiveRefusal("no live view \(sessionId.prefix(64)); start one") }
+        guard let view = live[sessionId] else {
+            return .failure(LiveRefusal("no live view \(sessionId.prefix(64)); start one"))
+        }
         do {
             try await view.peer.setRemoteDescription(sdp: sdp)
             for candidate in candidates { try await view.peer.addRemoteCandidate(candidate) }
             try await view.peer.addRemoteCandidate(.init(candidate: "", sdpMid: nil, sdpMLineIndex: nil))
         } catch {
             await endLive(sessionId)
-            return LiveRefusal("the page's answer was refused: \(error)")
+            return .failure(LiveRefusal("the page's answer was refused: \(error)"))
         }
-        return nil
+        let deadline = ContinuousClock.now + Self.answerGatheringTimeout
+        while let view = live[sessionId], !view.gathered, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard var current = live[sessionId] else { return .success([]) }
+        let fresh = Array(current.candidates.dropFirst(current.sent))
+        current.sent = current.candidates.count
+        live[sessionId] = current
+        return .success(fresh)
     }
 
     /// Ends a live view (the page closed it, or another took its place).

@@ -101,10 +101,12 @@ extension MonitorWebApp {
                     return WebAPI.refusal(.badRequest, "send {\"sdp\": the answer, \"candidates\": [...]}")
                 }
                 let candidates = WebAPI.candidates(body["candidates"])
-                if let refusal = await self.answerLive(sessionId, sdp: sdp, candidates: candidates) {
+                switch await self.answerLive(sessionId, sdp: sdp, candidates: candidates) {
+                case .success(let monitorCandidates):
+                    return WebAPI.answer(["ok": true, "candidates": .array(monitorCandidates.map(WebAPI.json))])
+                case .failure(let refusal):
                     return WebAPI.refusal(.conflict, refusal.description)
                 }
-                return WebAPI.answer(["ok": true])
             }
         }
         router.post("/api/live/:sessionId/end") { _, context in

@@ -146,6 +146,7 @@ struct ListenerWebAppTests {
         #expect(text.contains(#""sessionId":"\#(sessionId)""#), "the offer names the stream")
         #expect(text.contains("m=video"))
 
+        #expect(try await parent.post("api/streams/\(sessionId)/flowing").status == 409, "not before its answer")
         let answer =
             #"{"sdp": "v=0\r\n", "candidates": [{"candidate": "candidate:1 1 UDP 1 10.0.0.9 6000 typ host", "sdpMid": "0", "sdpMLineIndex": 0}]}"#
         #expect(try await parent.post("api/streams/\(sessionId)/answer", answer).status == 200)

@@ -176,12 +176,13 @@ const Alerts = (() => {
      */
     function drawStreamPreview(alert) {
         const preview = $("#alert-preview");
-        const stream = Players.videoOf(alert.monitorId);
+        const track = Players.videoOf(alert.monitorId);
         const video = $("#alert-stream");
-        preview.hidden = !stream;
+        preview.hidden = !track;
         for (const el of $$("img[data-camera], video[data-live], .preview-missing", preview)) el.hidden = true;
-        if (stream) {
-            if (video.srcObject !== stream) video.srcObject = stream;
+        if (track) {
+            const shown = video.srcObject ? video.srcObject.getVideoTracks()[0] : null;
+            if (shown !== track) video.srcObject = new MediaStream([track]);
             video.hidden = false;
         } else if (video.srcObject) {
             video.srcObject = null;

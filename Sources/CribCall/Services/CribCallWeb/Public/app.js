@@ -1,8 +1,9 @@
 // CribAlert web app: start-up. The screens are defined in screens-*.js (one module per area, keyed by name, with
-// a path for the router) and drawn from the latest state the monitor sent; see core.js for the shared parts.
+// a path for the router) and drawn from the latest state cribcall sent (a monitor's or a listener's); see core.js
+// for the shared parts, webrtc.js for live video and sound.
 //
-// Test hook: window.cribalert is a frozen, read-only view of what the page shows (see `snapshot()` below). It
-// holds no secret and no address.
+// Test hook: window.cribalert is a frozen, read-only view of what the page shows (see `snapshot()` below) and of
+// what its streams receive (`stats()`). It holds no secret and no address.
 "use strict";
 
 // Screens shown before (or instead of) a role's own screens.
@@ -55,8 +56,13 @@ const MonitoringNews = (() => {
 function render(state) {
     // Pictures only while the camera is watched and there: without --safety ("off") the monitor does not open it,
     // and while paused it is gone; each request then would only fail. (Decided before a screen asks for one.)
+    // A listener has no camera of its own: its live video comes in its streams.
     const monitoring = monitoringOf(state);
-    CameraFeed.setWanted(!!state && Live.connected && (monitoring === "active" || monitoring === "stale"));
+    const cameraThere = !!state && state.role === "monitor" && Live.connected
+        && (monitoring === "active" || monitoring === "stale");
+    if (state && document.body.dataset.role !== state.role) document.body.dataset.role = state.role;
+    CameraFeed.setWanted(cameraThere);
+    LiveView.setAllowed(cameraThere);
     Router.render(state);
     if (!state) return;
     syncSettingSwitches(state);
@@ -68,18 +74,20 @@ function render(state) {
 const ConnectionBanner = (() => {
     let timer = null;
     let shown = false;
+    // a listener's page talks to cribcall listen on this computer, not to a monitor
+    const what = () => (Live.state && Live.state.role === "listener" ? "CribCall" : "the monitor");
     return (connected) => {
         clearTimeout(timer);
         if (connected) {
-            if (shown) announce("Connected to the monitor again.");
+            if (shown) announce(`Connected to ${what()} again.`);
             shown = false;
             $("#offline-banner").hidden = true;
         } else {
             timer = setTimeout(() => {
                 shown = true;
                 const words = Live.linkRefused
-                    ? "This link no longer opens the monitor: it was restarted. Run cribcall open for the new link."
-                    : "Reconnecting to the monitor…";
+                    ? `This link no longer opens ${what()}: it was restarted. Run cribcall open for the new link.`
+                    : `Reconnecting to ${what()}…`;
                 setText($("#offline-text"), words);
                 $("#offline-banner").hidden = false;
                 announce(words, { bad: true });
@@ -103,13 +111,22 @@ function snapshot() {
         safetyUpdatedAt: state && state.safety ? state.safety.updatedAt : null,
         babyName: state ? state.app.babyName : null,
         alertShown: Alerts.shown,
+        alertShownAt: Alerts.shown ? Alerts.shownAt : null, // performance.now() when it appeared
         status: Status.text,
         cameraAvailable: CameraFeed.available,
+        live: LiveView.status(), // the monitor's own live view: {mode: idle|connecting|webrtc|pictures, reason, …}
+        players: Players.list(), // a listener's streams playing in this page
     }));
 }
 
+/** What the page's WebRTC connections receive (inbound RTP figures and codecs), by session. */
+async function stats() {
+    const out = { players: await Players.stats(), live: await LiveView.stats() };
+    return JSON.parse(JSON.stringify(out));
+}
+
 Object.defineProperty(window, "cribalert", {
-    value: Object.freeze({ snapshot }),
+    value: Object.freeze({ snapshot, stats }),
     writable: false,
     configurable: false,
     enumerable: true,

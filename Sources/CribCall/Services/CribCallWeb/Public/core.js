@@ -420,7 +420,8 @@ const CameraFeed = (() => {
 // Screens and the router (location.hash: "#/monitor", "#/settings/alerts", …)
 
 /** Screens by name: { path, role, tab, title, init(section), enter(section, state), update(state), leave(), tick(),
- *  actions: { name(button, event) } } — every field but path optional. */
+ *  actions: { name(button, event) } } — every field but path optional. `tab` is the tab it belongs to (for a screen
+ *  both roles share: {monitor: tab, listener: tab}). */
 const Screens = new Map();
 
 function defineScreen(name, def) {
@@ -497,7 +498,8 @@ const Router = (() => {
         for (const s of $$("section[data-screen]")) s.hidden = s.dataset.screen !== name;
         current = screen;
         const el = section(name);
-        if (screen.title) document.title = `${screen.title} · ${state && state.role === "listener" ? "CribCall" : "CribAlert"}`;
+        const product = state && state.role === "listener" ? "CribCall" : "CribAlert";
+        if (screen.title) document.title = `${screen.title} · ${product}`;
         // keep the address bar on the screen actually shown (a redirect replaces, it does not add history)
         if (screen.path && location.hash !== "#" + screen.path) history.replaceState(null, "", "#" + screen.path);
         if (screen.enter) screen.enter(el, state);
@@ -512,9 +514,11 @@ const Router = (() => {
     /** The tab bar of the screen's role: each role has its own tabs (class only-monitor / only-listener). */
     function renderTabs(screen) {
         const tabbar = $("#tabbar");
-        tabbar.hidden = !screen || !screen.tab;
+        const role = Live.state ? Live.state.role : null;
+        const tab = screen && screen.tab && typeof screen.tab === "object" ? screen.tab[role] : screen && screen.tab;
+        tabbar.hidden = !tab;
         for (const a of $$("a[data-tab]", tabbar)) {
-            if (screen && a.dataset.tab === screen.tab) a.setAttribute("aria-current", "page");
+            if (a.dataset.tab === tab) a.setAttribute("aria-current", "page");
             else a.removeAttribute("aria-current");
         }
     }

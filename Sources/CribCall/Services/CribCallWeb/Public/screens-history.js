@@ -1,11 +1,17 @@
 // CribAlert web app: the History tab (seed 003 §7): one night at a time — tonight, last night, or a night picked
-// from a calendar — with a calm summary and the night's events, told as resolved and without any score.
+// from a calendar — with a calm summary and the night's events, told as resolved and without any score. A listener
+// shows the same screen (from its Activity tab) for what it heard from every monitor, each event with its monitor.
 "use strict";
 
 const TONE_ICONS = { ok: "check", info: "info", attention: "activity" };
 const MONTHS = new Intl.DateTimeFormat("en-US", { month: "long", year: "numeric" });
 const LONG_DAY = new Intl.DateTimeFormat("en-US", { weekday: "long", month: "long", day: "numeric" });
 const HISTORY_REFRESH_MS = 800; // new activity while the tab is open: reload, at most this often
+
+/** An event's detail, after its monitor's name on a listener ("Nursery · Marked as okay by Mum."). */
+function detailOf(e) {
+    return [e.monitorName, e.detail].filter(Boolean).join(" · ");
+}
 
 /** "2026-11-25" for a local date. */
 function isoDay(date) {
@@ -22,8 +28,8 @@ function dayDate(day) {
 
 defineScreen("history", {
     path: "/history",
-    role: "monitor",
-    tab: "history",
+    role: null,
+    tab: { monitor: "history", listener: "activity" },
     title: "History",
     range: "tonight", // "tonight" | "last-night" | "calendar"
     day: null, // the night picked in the calendar ("YYYY-MM-DD")
@@ -109,7 +115,7 @@ defineScreen("history", {
                 h("span", { class: `t-icon tone-${tone}` }, icon(TONE_ICONS[tone])),
                 h("div", {},
                     h("p", { class: "t-title", text: e.title }),
-                    e.detail ? h("p", { class: "t-detail", text: e.detail }) : null),
+                    detailOf(e) ? h("p", { class: "t-detail", text: detailOf(e) }) : null),
                 h("time", {
                     class: "t-time", datetime: new Date(e.timestamp).toISOString(), text: formatTime(e.timestamp),
                 }));

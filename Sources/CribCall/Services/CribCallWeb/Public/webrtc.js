@@ -256,10 +256,15 @@ const LiveView = (() => {
                 video.hidden = true;
             }
             if (img) img.hidden = framed;
+            const missing = $(".preview-missing", preview);
             if (framed) {
+                fitToVideo(video, preview);
                 preview.classList.remove("unavailable");
-                const missing = $(".preview-missing", preview);
                 if (missing) missing.hidden = true;
+            } else if (!allowed) {
+                // The camera went away while the video showed: say so, as the pictures do.
+                preview.classList.add("unavailable");
+                if (missing) missing.hidden = false;
             }
             preview.classList.toggle("webrtc", framed);
             if (note) {
@@ -269,6 +274,15 @@ const LiveView = (() => {
             }
         }
         if (!framed) CameraFeed.retry();
+    }
+
+    /** The preview takes the video's proportions (as CameraFeed gives it the picture's, which come back with it). */
+    function fitToVideo(video, preview) {
+        if (!video.videoWidth || !video.videoHeight) return;
+        const ratio = `${video.videoWidth} / ${video.videoHeight}`;
+        if (preview.style.aspectRatio === ratio) return;
+        preview.style.aspectRatio = ratio;
+        preview.parentElement.style.setProperty("--ratio", String(video.videoWidth / video.videoHeight));
     }
 
     /** Someone shows (or stops showing) a preview with a live view. */
@@ -313,7 +327,8 @@ const LiveView = (() => {
             offer = await api("api/live", { method: "POST", body: { mediaType: "audio_video" } });
         } catch (e) {
             if (mine !== run) return undefined;
-            return fallBack(e instanceof ApiError && e.status === 503 ? e.message : `the live video did not start (${e.message})`);
+            const refused = e instanceof ApiError && e.status === 503;
+            return fallBack(refused ? e.message : `the live video did not start (${e.message})`);
         }
         if (mine !== run) {
             endOnServer(offer.sessionId);
@@ -391,8 +406,19 @@ const LiveView = (() => {
 
     // While connecting: has a frame arrived? (cheap: one property per preview, five times a second)
     setInterval(watchFirstFrame, 200);
+    // the monitor may change the video's size (480p on a weak link): the preview follows
+    for (const video of videos()) video.addEventListener("resize", () => { if (mode === "webrtc") draw(); });
 
-    window.addEventListener("pagehide", () => { if (session) stop("idle"); });
+    // The page goes away: its view ends now (a beacon still leaves while the page unloads; the monitor also ends
+    // the views of pages that are gone).
+    window.addEventListener("pagehide", () => {
+        if (!session) return;
+        const id = session.id;
+        session.receiver.close();
+        session = null;
+        mode = "idle";
+        if (!navigator.sendBeacon || !navigator.sendBeacon(`api/live/${encodeURIComponent(id)}/end`)) endOnServer(id);
+    });
 
     return Object.freeze({
         want,
