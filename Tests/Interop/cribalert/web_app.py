@@ -23,7 +23,7 @@ in a 390×844 window, a phone held upright. Every control is found by its comput
 6. Alert Preferences (a play button, the volume saved), Privacy, Baby Profile (Save refused while the name is
    blank), Help and Account are visited; each screen's key texts from the seed are checked, no page shows a
    prohibited medical term, and every control shown has an accessible name.
-7. A reload skips the welcome.
+7. A reload skips the welcome, and everything the reloaded page asked for came from its loopback origin.
 8. With --pause-check: prints {"event": "pause-check"} and waits until the Monitor tab shows "Monitoring paused"
    (the caller stops the camera after that line), reported as pause_ms, and pause_render_ms: from the status's
    updatedAt to the page showing it. The paused screen's texts are checked.
@@ -876,6 +876,15 @@ def run(args: argparse.Namespace, browser: Browser, result: dict, on_ready) -> N
         step()
         timings[name] = ms_since(t)
         page.check_console(name)
+    # Offline: everything the page (reloaded above) asked for came from its own loopback origin: scripts, styles,
+    # pictures, the API and its event stream. (The live view's media is WebRTC, not a request.)
+    origin = args.url.split("/s/")[0] + "/"
+    loaded = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href])")
+    foreign = [u for u in loaded if not u.startswith(origin)]
+    result["requests_checked"] = len(loaded)
+    if not origin.startswith(("http://127.0.0.1:", "http://[::1]:")) or foreign:
+        raise CheckFailed("offline", f"requests left the loopback origin {origin}: {foreign[:5]}")
     if args.pause_check:
         walk_pause(page, result)
         page.check_console("pause")
