@@ -20,7 +20,7 @@ fi
 rm -rf "$DEMO_DIR/probe"
 
 step "1. The monitor starts in the nursery (test:cry plays a 3 s cry every 10 s)"
-"$CRIBCALL" monitor --name Nursery --audio-source test:cry --data-dir "$DEMO_DIR/monitor" --port 0 "${MONITOR_NETWORK[@]}" --json \
+"$CRIBCALL" monitor --name Nursery --audio-source test:cry --data-dir "$DEMO_DIR/monitor" --port 0 "${MONITOR_NETWORK[@]}" --json --web 0 \
     > "$DEMO_DIR/monitor.jsonl" 2> "$DEMO_DIR/monitor.err" &
 MONITOR=$!
 trap 'kill $MONITOR 2>/dev/null || true' EXIT
@@ -29,6 +29,10 @@ READY=$(grep '"ready"' "$DEMO_DIR/monitor.jsonl" | head -1)
 PORT=$(echo "$READY" | field port)
 FINGERPRINT=$(echo "$READY" | field certFingerprint)
 echo "Monitor \"Nursery\" listening on UDP $PORT, certificate $FINGERPRINT"
+for _ in $(seq 50); do grep -q '"event":"web"' "$DEMO_DIR/monitor.jsonl" 2>/dev/null && break; sleep 0.1; done
+if WEB=$(grep '"event":"web"' "$DEMO_DIR/monitor.jsonl" | head -1 | field url 2>/dev/null); then
+    echo "The app for parents (while the demo runs): open $WEB in a browser on this machine"
+fi
 
 if [ "$DISCOVERY" = 1 ]; then
     step "2. Dad's laptop finds the monitor on the LAN (mDNS) and pairs by PIN through CPace"
