@@ -151,8 +151,9 @@ public struct MonitorRequest: Sendable {
             do {
                 web = try await app.serve(port: webPort)
             } catch {
+                // The service has not run yet: its events never end, so the printer is cancelled, not awaited.
+                printer.cancel()
                 await listener.shutdown()
-                await printer.value
                 throw CommandFailure.usage("\(error) (--web \(webPort))")
             }
             output.write(AppAddressFile.announce(web!.url, in: data, json: json))

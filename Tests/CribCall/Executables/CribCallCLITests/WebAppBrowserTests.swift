@@ -126,6 +126,31 @@ struct WebAppBrowserTests {
         if status == 0 { try? FileManager.default.removeItem(at: artifacts) }
     }
 
+    @Test("a taken --web port is refused at once with what to do, by the monitor and by the listener")
+    func takenPort() async throws {
+        let directory = try Subprocess.temporaryDirectory("cribcall-web-port")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            ["listen", "--web", "0", "--json", "--no-notify", "--data-dir", directory.appendingPathComponent("a").path])
+        let url = try await Self.webURL(of: first)
+        let port = try #require(URL(string: url)?.port)
+        // A monitor that hung here instead of exiting is the bug this guards against: bounded waits.
+        for arguments in [
+            [
+                "monitor", "--audio-source", "test:silence", "--port", "0", "--no-discovery", "--web", String(port),
+                "--data-dir", directory.appendingPathComponent("b").path,
+            ],
+            ["listen", "--web", String(port), "--no-notify", "--data-dir", directory.appendingPathComponent("c").path],
+        ] {
+            let refused = try BackgroundProcess(try Subprocess.builtProduct("cribcall"), arguments)
+            let status = await refused.waitForExit(timeout: .seconds(30))
+            #expect(status == 64, "\(arguments[0]) --web \(port): \(String(describing: status))")
+            #expect(refused.errorOutput.contains("is the port taken?"), "\(refused.errorOutput)")
+        }
+        _ = await first.stop()
+    }
+
     /// The venv's Python once Chromium, chromedriver and the venv are there; otherwise records why (never a silent
     /// skip) and returns nil.
     static func browserPython() -> String? {
