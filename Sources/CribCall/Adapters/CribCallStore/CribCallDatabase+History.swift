@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import GRDB
 
 /// When the monitor ran, one row per run: its start, the last time it was seen alive (so a run cut by a power loss
@@ -201,5 +201,38 @@ extension CribCallDatabase {
                     """,
                 arguments: [from, to, max(0, limit)])
         }
+    }
+}
+
+/// One run in the history while it goes on: begun at creation, seen alive every minute (so a run cut by a power
+/// loss ends where it was last seen), ended by ``end()``. The monitor's monitoring and a listener's listening.
+public final class MonitoringRun: Sendable {
+    private let database: CribCallDatabase
+    private let id: Int64
+    private let clock: @Sendable () -> Date
+    private let heartbeat: Task<Void, Never>
+
+    /// Begins a run now; nil when the database cannot record it (history then misses it, nothing else does).
+    public init?(database: CribCallDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+        guard let id = try? database.beginMonitoringSession(at: Self.milliseconds(clock())) else { return nil }
+        self.database = database
+        self.id = id
+        self.clock = clock
+        heartbeat = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(60))
+                try? database.touchMonitoringSession(id: id, at: Self.milliseconds(clock()))
+            }
+        }
+    }
+
+    /// Ends the run now.
+    public func end() {
+        heartbeat.cancel()
+        try? database.endMonitoringSession(id: id, at: Self.milliseconds(clock()))
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 }

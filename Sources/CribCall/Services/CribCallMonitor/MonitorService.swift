@@ -99,14 +99,7 @@ public actor MonitorService {
         let watcher = Task { [weak self] in await self?.watchStore() }
         // History (the app's Tonight / Last Night) knows when the monitor ran; a run cut by a power loss ends where
         // it was last seen, within a minute.
-        let run = try? database.beginMonitoringSession(at: wallClockMilliseconds())
-        let heartbeat = Task { [database, wallClock] in
-            while !Task.isCancelled, let run {
-                try? await Task.sleep(for: .seconds(60))
-                try? database.touchMonitoringSession(
-                    id: run, at: Int64((wallClock().timeIntervalSince1970 * 1000).rounded()))
-            }
-        }
+        let run = MonitoringRun(database: database, clock: wallClock)
         await withDiscardingTaskGroup { group in
             for await connection in transport.connections {
                 let id = register(connection)
@@ -114,8 +107,7 @@ public actor MonitorService {
             }
         }
         watcher.cancel()
-        heartbeat.cancel()
-        if let run { try? database.endMonitoringSession(id: run, at: wallClockMilliseconds()) }
+        run?.end()
         emit.finish()
     }
 

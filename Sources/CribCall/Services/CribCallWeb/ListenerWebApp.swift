@@ -41,8 +41,8 @@ public actor ListenerWebApp {
     private var scanProblem: String?
     var pairing: PairingState?
     private var pendingPush: Task<Void, Never>?
-    /// This run in the history: its row and the task that keeps it alive.
-    private var session: (id: Int64, heartbeat: Task<Void, Never>)?
+    /// This run in the history.
+    private var run: MonitoringRun?
 
     /// PIN pairing from the page, while it runs.
     struct PairingState {
@@ -86,17 +86,7 @@ public actor ListenerWebApp {
     public func start() {
         let signals = signals
         Task { for await signal in signals { await self.deliver(signal) } }
-        let database = database
-        guard let run = try? database.beginMonitoringSession(at: HistoryReport.milliseconds(Date())) else { return }
-        session = (
-            run,
-            Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(60))
-                    try? database.touchMonitoringSession(id: run, at: HistoryReport.milliseconds(Date()))
-                }
-            }
-        )
+        run = MonitoringRun(database: database)
     }
 
     /// One night of what this listener heard.
@@ -275,11 +265,8 @@ public actor ListenerWebApp {
     /// Ends every page's event stream (before the server closes), and this run's record in the history.
     public func closeStreams() {
         pages.closeAll()
-        if let session {
-            session.heartbeat.cancel()
-            try? database.endMonitoringSession(id: session.id, at: HistoryReport.milliseconds(Date()))
-            self.session = nil
-        }
+        run?.end()
+        run = nil
     }
 
     func schedulePush() {
@@ -297,7 +284,7 @@ public actor ListenerWebApp {
 
     private func deliver(_ signal: BrowserMediaEngine.Signal) {
         if case .offer(let sessionId, _, let mediaType) = signal, streams[sessionId] == nil {
-            streams[sessionId] = (monitorIdOfOffer(sessionId) ?? "", mediaType, "starting")
+            streams[sessionId] = (opened[sessionId] ?? "", mediaType, "starting")
             schedulePush()
         }
         var monitorId: String?
@@ -306,8 +293,6 @@ public actor ListenerWebApp {
     }
 
     private var opened: [String: String] = [:]
-
-    private func monitorIdOfOffer(_ sessionId: String) -> String? { opened[sessionId] }
 
     /// A stream's signaling for the page: `event: stream` with `{type: offer|candidate|end, sessionId, …}`.
     static func signalEvent(_ signal: BrowserMediaEngine.Signal, monitorId: String? = nil) -> ServerSentEvent {

@@ -47,4 +47,44 @@ public struct QRMatrix: Sendable, Hashable {
         }
         return PNGWriter.grayscale(width: side, height: side, scanlines: raw)
     }
+
+    /// The code as an SVG picture sized by its container: black modules on white, `quietZone` light modules
+    /// around; `title` is its accessible name.
+    public func svg(title: String, quietZone quiet: Int = 4) -> String {
+        let side = size + 2 * quiet
+        var path = ""
+        for y in 0..<size {
+            var x = 0
+            while x < size {
+                guard self[x, y] else {
+                    x += 1
+                    continue
+                }
+                var run = 1
+                while x + run < size, self[x + run, y] { run += 1 }
+                path += "M\(x + quiet) \(y + quiet)h\(run)v1h-\(run)z"
+                x += run
+            }
+        }
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(side) \(side)" shape-rendering="crispEdges" \
+            role="img" aria-label="\(Self.xmlEscaped(title))"><rect width="\(side)" height="\(side)" fill="#fff"/>\
+            <path d="\(path)" fill="#000"/></svg>
+            """
+    }
+
+    /// Text safe inside an XML attribute.
+    static func xmlEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
 }

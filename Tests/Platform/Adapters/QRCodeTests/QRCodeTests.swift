@@ -37,4 +37,23 @@ struct QRCodeTests {
         }
         #expect(error?.description.contains("does not fit") == true)
     }
+
+    @Test("the SVG draws every dark module once, inside the quiet zone, with an escaped accessible name")
+    func svg() throws {
+        let matrix = try QRCodeEncoder.encode("cribcall pairing")
+        let svg = matrix.svg(title: "Pair <\"A&B\">")
+        let side = matrix.size + 8
+        #expect(svg.hasPrefix("<svg") && svg.contains("viewBox=\"0 0 \(side) \(side)\""))
+        #expect(svg.contains("aria-label=\"Pair &lt;&quot;A&amp;B&quot;&gt;\""))
+        // Each run "M x yhNv1h-Nz" covers N dark modules of one row.
+        var dark = 0
+        for run in svg.split(separator: "M").dropFirst() {
+            let parts = run.split(separator: "h")
+            dark += Int(parts[1].split(separator: "v")[0])!
+        }
+        let expected = (0..<matrix.size).reduce(0) { total, y in
+            total + (0..<matrix.size).filter { matrix[$0, y] }.count
+        }
+        #expect(dark == expected)
+    }
 }
