@@ -33,6 +33,8 @@ control is found by its computed accessible name; web_app.py's helpers are reuse
    what the listener heard: "Nursery · Marked as okay by Mum…"); Settings ("When a noise is noticed": "Open the stream" then
    "Notify me" again, saved in the listener's api/state), Alert Preferences, Privacy and Help are shown; "Forget"
    asks for a confirmation (cancelled here).
+   Then the phone on its side (844×390): Monitors (the video still playing), Activity and Settings fit the width
+   and every control on them can be scrolled to and tapped (L…-landscape-*.png).
 7. "End" stops the stream: the player disappears and the listener's api/state has no stream left.
 8. A crying alert ("Test: crying" on the monitor): "Open live view" on the listener opens a video stream of that
    monitor (open_live_view_ms); "End" ends it.
@@ -594,6 +596,10 @@ def run(args, browser: Browser, result: dict, on_ready) -> None:
     session = step("video", lambda: walk_video(lis, lis_api, result))
     step("alert", lambda: walk_alert(lis, mon, mon_api, monitor_id, result))
     step("listener_pages", lambda: walk_listener_pages(lis, lis_api, result))
+    step("landscape", lambda: web_app.check_landscape(lis.use(), [
+        ("/monitors", "monitors", ["Monitors", "Nursery", "Kept live", "End"]), ("/activity", "activity", ["Activity"]),
+        ("/settings", "listener-settings", ["Settings", "When a noise is noticed"]),
+    ], result))
     step("end", lambda: walk_end(lis, lis_api, session, result))
     step("view_from_alert", lambda: walk_view_from_alert(lis, mon, lis_api, monitor_id, result))
     step("listen", lambda: walk_listen(lis, lis_api, result))

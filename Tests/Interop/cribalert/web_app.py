@@ -19,12 +19,16 @@ in a 390×844 window, a phone held upright. Every control is found by its comput
 5. Settings' "Test: face covered" raises an alert through the real path: the full-screen alert must appear within
    1 s (measured, reported as alert_ms), take the focus, and after "Mark as okay" GET api/state shows that alert
    as "okay"; History lists it. "Test: crying": Escape closes it on this page only (still open in api/state, so a
-   reload shows it again), and "Mute for 5 minutes" mutes it for everyone.
+   reload shows it again), and "Mute for 5 minutes" mutes it for everyone. Its sound wave moves, and stands still
+   under prefers-reduced-motion (emulated).
 6. Alert Preferences (a play button, the volume saved), Privacy, Baby Profile (Save refused while the name is
    blank), Help and Account are visited; each screen's key texts from the seed are checked, no page shows a
    prohibited medical term, and every control shown has an accessible name.
-7. A reload skips the welcome, and everything the reloaded page asked for came from its loopback origin.
-8. With --pause-check: prints {"event": "pause-check"} and waits until the Monitor tab shows "Monitoring paused"
+7. Landscape (844×390, the phone on its side): Monitor, History, Settings and each settings page fit the width and
+   every control on them can be scrolled to and tapped; a stillness alert fills the window, its three buttons are
+   reachable, "I am checking" reaches api/state and "Mark as okay" closes it (landscape-*.png).
+8. A reload skips the welcome, and everything the reloaded page asked for came from its loopback origin.
+9. With --pause-check: prints {"event": "pause-check"} and waits until the Monitor tab shows "Monitoring paused"
    (the caller stops the camera after that line), reported as pause_ms, and pause_render_ms: from the status's
    updatedAt to the page showing it. The paused screen's texts are checked.
 
@@ -84,6 +88,7 @@ CHROMIUM_FLAGS = [
     "--mute-audio",  # the alert sounds play (WebAudio runs) but nothing is heard
 ]
 WIDTH, HEIGHT = 390, 844
+LANDSCAPE = (844, 390)  # the same phone on its side
 ALERT_LIMIT_MS = 1000  # seed 003 §6.3: alerts fire within 1 second of the trigger
 CALIBRATION_LIMIT_S = 30  # the check takes about 4 s
 LIVE_SETTLE_S = 30  # the live view: the offer (up to 5 s on the monitor), then video or pictures within 8 s
@@ -634,6 +639,7 @@ def walk_crying(page: Page, api: Api, result: dict) -> None:
     alert_id = page.snapshot()["alertShown"]
     page.expect_texts("alert-crying", SEED_TEXTS["alert-crying"])
     page.screenshot("alert-crying")
+    result["reduced_motion"] = check_reduced_motion(page)
     page.d.switch_to.active_element.send_keys(Keys.ESCAPE)
     page.wait("the alert closed by Escape", lambda: page.snapshot()["alertShown"] is None, timeout=3)
     state = next(a for a in api.state()["alerts"] if a["alertId"] == alert_id)
@@ -646,6 +652,26 @@ def walk_crying(page: Page, api: Api, result: dict) -> None:
     muted = page.wait("the alert muted in api/state", lambda: next(
         (a for a in api.state()["alerts"] if a["alertId"] == alert_id and a["state"] == "muted"), None), timeout=5)
     result["crying_alert"] = {"alertId": alert_id, "state": muted["state"], "mutedUntil": muted.get("mutedUntil")}
+
+
+def check_reduced_motion(page: Page) -> dict:
+    """The crying alert's sound wave moves, and stands still once the system asks for reduced motion
+    (prefers-reduced-motion, emulated through DevTools; cleared afterwards)."""
+    def animation() -> str:
+        return page.d.execute_script(
+            "const r = document.querySelector('#alert-dialog .wave rect');"
+            "return r ? getComputedStyle(r).animationName : null")
+
+    moving = animation()
+    page.d.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                           {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    try:
+        still = page.wait("the wave still with reduced motion", lambda: (a := animation()) == "none" and a, timeout=3)
+    finally:
+        page.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    if moving in (None, "none"):
+        raise CheckFailed("reduced motion", f"the crying alert's wave does not move to begin with: {moving!r}")
+    return {"default": moving, "reduce": still}
 
 
 def walk_history(page: Page, api: Api, alert_id: str, result: dict) -> None:
@@ -736,6 +762,95 @@ def walk_settings_pages(page: Page, api: Api, result: dict) -> None:
     page.screenshot("account")
     page.click("Continue without signing in")
     page.wait_screen("settings")
+
+
+def set_viewport(driver, width: int, height: int) -> None:
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def sideways_overflow(page: Page) -> int:
+    """How many CSS pixels the page is wider than the window (what would scroll sideways): 0 when it fits."""
+    return int(page.d.execute_script("return document.documentElement.scrollWidth - innerWidth"))
+
+
+def reachable(page: Page, element) -> bool:
+    """Once scrolled to, `element` lies inside the window and is what a tap on its middle would hit."""
+    return bool(page.d.execute_script(
+        "const e = arguments[0]; e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+        "if (r.width === 0 || r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) return false;"
+        "const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+        "return !!hit && (hit === e || e.contains(hit))", element))
+
+
+def check_landscape(page: Page, routes: list[tuple[str, str, str | None]], result: dict) -> None:
+    """The phone turned on its side (LANDSCAPE): each of `routes` (path, screen, texts key) is shown, fits the width
+    (nothing scrolls sideways), keeps its texts and named controls, and every control shown can be scrolled to and
+    tapped. Screenshots are named landscape-SCREEN. The upright window and the screen shown before are restored."""
+    start = page.d.execute_script("return location.hash")
+    set_viewport(page.d, *LANDSCAPE)
+    checked = []
+    try:
+        for path, screen, texts in routes:
+            page.d.execute_script("location.hash = arguments[0]", path)
+            page.wait_screen(screen)
+            if texts:
+                page.expect_texts(screen, SEED_TEXTS.get(texts, []) if isinstance(texts, str) else texts)
+            try:
+                page.wait(f"{screen} fitting the width", lambda: sideways_overflow(page) <= 0, timeout=3)
+            except CheckFailed:
+                raise CheckFailed(f"landscape {screen}", f"the page is {sideways_overflow(page)} px wider than the "
+                                                         f"{LANDSCAPE[0]} px window") from None
+            out_of_reach = [acc or tag for tag, acc, e in page.visible_controls()
+                            if tag in ("button", "a", "input") and e.is_enabled() and not reachable(page, e)]
+            if out_of_reach:
+                raise CheckFailed(f"landscape {screen}", f"controls that cannot be scrolled to and tapped: "
+                                                         f"{out_of_reach[:6]}")
+            page.d.execute_script("scrollTo(0, 0)")
+            page.screenshot(f"landscape-{screen}")
+            checked.append(screen)
+    finally:
+        set_viewport(page.d, WIDTH, HEIGHT)
+        page.d.execute_script("location.hash = arguments[0]", start)
+    result.setdefault("landscape", []).extend(checked)
+
+
+def walk_landscape(page: Page, api: Api, result: dict) -> None:
+    """The monitor's screens in landscape, then a stillness alert there: it fills the window and each of its
+    buttons can be reached; "I am checking" reaches api/state and the alert says so, "Mark as okay" closes it."""
+    check_landscape(page, [
+        ("/monitor", "monitor", ["Movement", "Position", "Sound level"]), ("/history", "history", "history"),
+        ("/settings", "settings", ["Settings", "Alert Preferences", "Test alerts"]),
+        ("/settings/alerts", "alert-prefs", ["Alert Preferences", "Volume"]),
+        ("/settings/privacy", "privacy", ["Privacy Guarantee"]), ("/settings/profile", "profile", ["Baby Profile"]),
+        ("/settings/help", "help", ["Help and Support"]), ("/settings/account", "account", ["Sign in"]),
+    ], result)
+    set_viewport(page.d, *LANDSCAPE)
+    try:
+        page.d.execute_script("location.hash = '/settings'")
+        page.wait_screen("settings")
+        page.click("Test: stillness")
+        dialog = page.wait("the stillness alert", lambda: (f := page.d.find_elements(
+            By.CSS_SELECTOR, "[role=alertdialog]")) and f[0].is_displayed() and f[0], timeout=5, poll=0.05)
+        alert_id = page.snapshot()["alertShown"]
+        box = page.d.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height,"
+            " innerWidth, innerHeight]", dialog)
+        if box[0] > 0 or box[1] > 0 or box[2] < box[4] or box[3] < box[5]:
+            raise CheckFailed("landscape alert", f"the alert does not fill the window: {box}")
+        for name in ("View live camera", "I am checking", "Mark as okay"):
+            if not reachable(page, page.control(name)):
+                raise CheckFailed("landscape alert", f"{name!r} cannot be scrolled to and tapped")
+        page.screenshot("landscape-alert-stillness")
+        page.click("I am checking")
+        page.wait("the alert checking in api/state", lambda: any(
+            a["alertId"] == alert_id and a["state"] == "checking" for a in api.state()["alerts"]), timeout=5)
+        page.wait("the alert saying who checks", lambda: "you are checking" in page.text(), timeout=5)
+        page.click("Mark as okay")
+        page.wait("the alert closed after Mark as okay", lambda: page.snapshot()["alertShown"] is None, timeout=5)
+    finally:
+        set_viewport(page.d, WIDTH, HEIGHT)
+    result["landscape_alert"] = alert_id
 
 
 def walk_reload(page: Page, url: str) -> None:
@@ -870,6 +985,7 @@ def run(args: argparse.Namespace, browser: Browser, result: dict, on_ready) -> N
         ("crying", lambda: walk_crying(page, api, result)),
         ("history", lambda: walk_history(page, api, alert_id, result)),
         ("settings_pages", lambda: walk_settings_pages(page, api, result)),
+        ("landscape", lambda: walk_landscape(page, api, result)),
         ("reload", lambda: walk_reload(page, args.url)),
     ]:
         t = time.monotonic()

@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 import TestSupport
 import Testing
@@ -5,7 +6,9 @@ import Testing
 /// The app for parents in a real browser: headless Chromium (Debian's, through Selenium) walks the whole CribAlert
 /// flow of `web_app.py` against `cribcall monitor --web` on the test pattern — first launch, disclaimer, setup with
 /// the sleep area dragged on the live picture and the real final check, monitoring, an alert raised and marked
-/// okay, every screen, a reload — then the camera is disconnected and the page must turn to "Monitoring paused".
+/// okay, every screen upright and on its side, a reload — then the camera is disconnected and the page must turn to
+/// "Monitoring paused". `listener_app.py` pairs a parent's app with a monitor through both pages, and a second
+/// listener on the terminal must hear of the alert the page marks okay.
 @Suite(
     "The app for parents in Chromium", .serialized,
     .heavy(cores: 1, "headless Chromium and a monitor watching its test pattern"))
@@ -78,15 +81,15 @@ struct WebAppBrowserTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("app-url").path))
     }
 
-    @Test("a parent's app pairs with the monitor by PIN, plays its live stream in the page, acts on its alert")
+    @Test("a parent's app pairs by PIN, plays the live stream, acts on an alert that the other listener hears of")
     func listenerFlow() async throws {
         guard let python = Self.browserPython() else { return }
         let nursery = try Subprocess.temporaryDirectory("cribcall-web-monitor")
         let parent = try Subprocess.temporaryDirectory("cribcall-web-listener")
+        let otherParent = try Subprocess.temporaryDirectory("cribcall-web-second-listener")
         let artifacts = try Subprocess.temporaryDirectory("cribcall-web-listener-screens")
         defer {
-            try? FileManager.default.removeItem(at: nursery)
-            try? FileManager.default.removeItem(at: parent)
+            for directory in [nursery, parent, otherParent] { try? FileManager.default.removeItem(at: directory) }
         }
         // A steady quiet tone for the microphone (level 52, under the sound threshold of 60, so the final check
         // passes), so the page has sound to hear (not a cry: no crying alert).
@@ -104,8 +107,26 @@ struct WebAppBrowserTests {
         let listener = try BackgroundProcess(
             try Subprocess.builtProduct("cribcall"),
             ["listen", "--name", "Mum", "--web", "0", "--json", "--no-notify", "--data-dir", parent.path])
+        let ready = try await monitor.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
         let monitorURL = try await Self.webURL(of: monitor)
         let listenerURL = try await Self.webURL(of: listener)
+        // The other parent: a listener on the terminal, paired by the QR code the monitor's app shows (asked for
+        // through its API). The alert the page marks okay must reach it too, saying who did.
+        let port = try #require(try JSONParser().parse(Array(ready.utf8))["port"]?.numberValue?.intValue)
+        let shown = try await LoopbackHTTP.post(monitorURL + "api/pairing/qr")
+        let qrText = try #require(
+            try JSONParser().parse(Array(shown.text.utf8))["pairing"]?["qr"]?["text"]?.stringValue, "\(shown.text)")
+        let paired = try await Subprocess.run(
+            try Subprocess.builtProduct("cribcall"),
+            [
+                "pair", "--qr", qrText, "--address", "127.0.0.1:\(port)", "--name", "Dad", "--data-dir",
+                otherParent.path,
+            ])
+        #expect(paired.status == 0, "\(paired.stderrText)")
+        let second = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            ["listen", "--name", "Dad", "--json", "--no-notify", "--data-dir", otherParent.path])
+        #expect(await second.line(timeout: .seconds(30)) { $0.contains(#""event":"connected""#) } != nil)
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/cribalert/listener_app.py").path
         let browser = try BackgroundProcess(
             python,
@@ -116,6 +137,13 @@ struct WebAppBrowserTests {
         let status = await browser.waitForExit(timeout: .seconds(420))
         let line = browser.output.last { $0.hasPrefix("{") && $0.contains("\"ok\"") } ?? "{}"
         let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+        // "Mark as okay" on Mum's page reached Dad's listener: that alert, okay, by Mum.
+        let alertId = (result["alert"] as? [String: Any])?["alertId"] as? String
+        let heard = await second.line(timeout: .seconds(10)) { line in
+            guard let alertId, line.contains(#""event":"alert_updated""#), line.contains(alertId) else { return false }
+            return line.contains(#""state":"okay""#) && line.contains(#""by":"Mum""#)
+        }
+        _ = await second.stop()
         _ = await listener.stop()
         _ = await monitor.stop()
         let details =
@@ -123,6 +151,10 @@ struct WebAppBrowserTests {
             + "--- screenshots: \(artifacts.path)\n--- monitor ---\n\(monitor.output.suffix(15).joined(separator: "\n"))\n"
             + "--- listener ---\n\(listener.output.suffix(15).joined(separator: "\n"))"
         #expect(status == 0 && result["ok"] as? Bool == true, Comment(rawValue: details))
+        let secondOutput = second.output.suffix(15).joined(separator: "\n")
+        #expect(
+            heard != nil, "the other listener did not hear alert \(alertId ?? "?") marked okay by Mum:\n\(secondOutput)"
+        )
         if status == 0 { try? FileManager.default.removeItem(at: artifacts) }
     }
 
