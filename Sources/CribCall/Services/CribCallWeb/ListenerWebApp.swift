@@ -34,6 +34,8 @@ public actor ListenerWebApp {
     private var statuses: [String: SafetyStatus] = [:]
     private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
     private var streams: [String: (monitorId: String, mediaType: MediaType, state: String)] = [:]
+    /// When a stream the monitor is about to stop ends (ms since 1970; STREAM_ENDING_SOON), until it is kept live.
+    private var endingAt: [String: Int64] = [:]
     /// The latest streams that ended, and why (the page says it).
     private var endedStreams: [(sessionId: String, monitorId: String, reason: String)] = []
     private var discovered: [ListenerService.ScannedMonitor] = []
@@ -139,10 +141,11 @@ public actor ListenerWebApp {
                     mutedUntil: update.mutedUntil))
         case .streamStarted(let monitorId, let sessionId, let mediaType):
             streams[sessionId] = (monitorId, mediaType, "playing")
-        case .streamEndingSoon:
-            break
+        case .streamEndingSoon(_, let sessionId, let seconds):
+            endingAt[sessionId] = Int64(Date().timeIntervalSince1970 * 1000) + Int64(max(0, seconds)) * 1000
         case .streamEnded(let monitorId, let sessionId, let reason):
             streams[sessionId] = nil
+            endingAt[sessionId] = nil
             endedStreams.insert((sessionId, monitorId, reason), at: 0)
             if endedStreams.count > 5 { endedStreams.removeLast() }
         }
@@ -203,6 +206,7 @@ public actor ListenerWebApp {
                     [
                         "sessionId": .string(sessionId), "monitorId": .string(stream.monitorId),
                         "mediaType": .string(stream.mediaType.rawValue), "state": .string(stream.state),
+                        "endsAt": endingAt[sessionId].map { .number(Double($0)) } ?? .null,
                     ]
                 }),
             "endedStreams": .array(
@@ -232,6 +236,12 @@ public actor ListenerWebApp {
                 ]
             } ?? .null,
         ]
+    }
+
+    /// A stream kept live no longer ends by itself.
+    func kept(sessionId: String) {
+        guard endingAt.removeValue(forKey: sessionId) != nil else { return }
+        schedulePush()
     }
 
     // MARK: pages

@@ -124,7 +124,8 @@ struct ListenerWebAppTests {
         await rig.stop()
     }
 
-    @Test("a stream opened from the page: the monitor's offer reaches the page, its answer the monitor; playing, ended")
+    @Test(
+        "a stream from the page: the monitor's offer reaches the page, its answer the monitor; playing, ending, ended")
     func streamInThePage() async throws {
         let rig = try await WebRig()
         let parent = try await Parent(rig)
@@ -159,6 +160,16 @@ struct ListenerWebAppTests {
         try await eventually("the stream to play") {
             (try? await parent.state())?["streams"]?[0]?["state"]?.stringValue == "playing"
         }
+        #expect(try await parent.state()["streams"]?[0]?["endsAt"] == .null, "no end in sight")
+
+        // The monitor says it stops the stream in 5 s: the page is told when; "Keep live" takes that back.
+        let warned = Date().timeIntervalSince1970 * 1000
+        await parent.app.observe(.streamEndingSoon(monitorId: monitorId, sessionId: sessionId, secondsRemaining: 5))
+        let endsAt = try #require(try await parent.state()["streams"]?[0]?["endsAt"]?.numberValue?.doubleValue)
+        #expect((warned + 4_000...warned + 6_500).contains(endsAt), "\(endsAt - warned) ms ahead")
+        #expect(try await parent.post("api/streams/\(sessionId)/pin").status == 200)
+        #expect(try await parent.state()["streams"]?[0]?["endsAt"] == .null, "kept live")
+
         #expect(try await parent.post("api/streams/\(sessionId)/end").status == 200)
         try await eventually("the stream to end") {
             (try? await parent.state())?["streams"]?.arrayValue?.isEmpty == true

@@ -59,6 +59,7 @@ const Players = (() => {
             this.audioPlaying = false;
             this.videoPlaying = false;
             this.playingSince = null;
+            this.endingWarned = false; // "ends in N s" was said
             this.meter = null;
             this.level = 0;
             this.statsTimer = null;
@@ -298,10 +299,30 @@ const Players = (() => {
             } else setText(this.status, "Connecting to the monitor…");
         }
 
-        /** Once a second: the "Live • 00:23" badge. */
+        /**
+         * Once a second: the "Live • 00:23" badge, and while the monitor is about to stop the stream by itself
+         * (the state's endsAt), how long is left and what keeps it going (said once).
+         */
         tick() {
-            if (this.state === "playing" && this.playingSince) {
-                setText(this.timeEl, `Live • ${clock((Date.now() - this.playingSince) / 1000)}`);
+            if (this.state !== "playing" || !this.playingSince) return;
+            const live = `Live • ${clock((Date.now() - this.playingSince) / 1000)}`;
+            const entry = ((Live.state && Live.state.streams) || []).find((s) => s.sessionId === this.sessionId);
+            const endsAt = entry && !pinned.has(this.sessionId) ? entry.endsAt : null;
+            if (!endsAt) {
+                setText(this.timeEl, live);
+                if (this.endingWarned) {
+                    this.endingWarned = false;
+                    this.showStatus();
+                }
+                return;
+            }
+            const left = Math.max(0, Math.ceil((endsAt - Date.now()) / 1000));
+            setText(this.timeEl, `${live} • ends in ${left} s`);
+            setText(this.status, `The monitor ends this stream in ${left} s. "Keep live" keeps it going.`);
+            if (!this.endingWarned) {
+                this.endingWarned = true;
+                announce(`The stream from ${monitorName(Live.state, monitorOf(this))} ends in ${left} seconds. `
+                    + `"Keep live" keeps it going.`);
             }
         }
 
@@ -469,6 +490,7 @@ const Players = (() => {
             keep.disabled = pinned.has(player.sessionId);
             setText(keep.lastChild, pinned.has(player.sessionId) ? "Kept live" : "Keep live");
             player.label(monitorId ? monitorName(Live.state, monitorId) : "a monitor");
+            player.tick(); // an end in sight (or kept live) shows at once
         }
     }
 
