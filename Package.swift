@@ -34,6 +34,7 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let hummingbirdTesting: Target.Dependency = .product(name: "HummingbirdTesting", package: "hummingbird")
 let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
 let hummingbirdWSClient: Target.Dependency = .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")
+let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
@@ -435,6 +436,21 @@ let toukanTests: [Target] = [
     ),
 ]
 
+// MARK: - Argus: the home camera hub and its mobile API
+
+let argus = Area(name: "Argus")
+let argusTargets: [Target] = [
+    // Pairing codes, refresh-token rotation and attempt limits: pure rules, the clock passed in.
+    argus.core("ArgusAuth", ["DeviceIdentity", crypto]),
+    // Access tokens: JWTs signed with the hub's Ed25519 key (jwt-kit), everything else refused.
+    argus.adapter("ArgusTokens", [jwtKit]),
+]
+let argusTests: [Target] = [
+    argus.testSupport(["ArgusTokens", "TestSupport", jwtKit]),
+    argus.tests(.core, "ArgusAuth"),
+    argus.tests(.adapters, "ArgusTokens", ["ArgusAuth", crypto, jwtKit]),
+]
+
 // MARK: - Tools: benchmarks, interop probes, fuzzing
 
 let tools: [Target] = [
@@ -483,8 +499,8 @@ let tools: [Target] = [
 // MARK: - The package
 
 let targets =
-    platformTargets + cribCallTargets + beMyEarsTargets + toukanTargets + tools + platformTests + cribCallTests
-    + beMyEarsTests + toukanTests
+    platformTargets + cribCallTargets + beMyEarsTargets + toukanTargets + argusTargets + tools + platformTests
+    + cribCallTests + beMyEarsTests + toukanTests + argusTests
 
 /// Every core module is a library an Apple app can use; the executables and benchmarks are the runnable products.
 let coreLibraries: [Product] = targets.filter { $0.path?.contains("/Core/") == true && $0.type == .regular }
@@ -513,6 +529,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: targets
 )
