@@ -444,11 +444,14 @@ let argusTargets: [Target] = [
     argus.core("ArgusAuth", ["DeviceIdentity", crypto]),
     // Access tokens: JWTs signed with the hub's Ed25519 key (jwt-kit), everything else refused.
     argus.adapter("ArgusTokens", [jwtKit]),
+    // The hub's SQLite database (GRDB): devices, refresh tokens, pairing codes, cameras, events and thumbnails.
+    argus.adapter("ArgusStore", ["ArgusAuth", grdb]),
 ]
 let argusTests: [Target] = [
     argus.testSupport(["ArgusTokens", "TestSupport", jwtKit]),
     argus.tests(.core, "ArgusAuth"),
     argus.tests(.adapters, "ArgusTokens", ["ArgusAuth", crypto, jwtKit]),
+    argus.tests(.adapters, "ArgusStore", ["ArgusAuth"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing

@@ -1,0 +1,48 @@
+public import ArgusAuth
+public import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The hub's database: devices and their refresh tokens, pairing codes, cameras and events, in one SQLite file
+/// (`argus.sqlite`, 0600, WAL) so `argus-hub pair` and `argus-hub devices revoke` can act while the hub runs.
+///
+/// Every operation is one transaction; SQLite serialises writers, so of two verifications of one code exactly one
+/// consumes it, and a rotation cannot be raced into two live successors.
+public final class ArgusDatabase: Sendable {
+    public static let fileName = "argus.sqlite"
+    let writer: any DatabaseWriter
+
+    /// Opens or creates `argus.sqlite` in `directory` (which must exist) and migrates it.
+    public convenience init(directory: URL) throws {
+        let path = directory.appendingPathComponent(Self.fileName).path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw ArgusStoreError(
+                "cannot open \(path): \(String(cString: strerror(errno))). Choose a writable --data-dir.")
+        }
+        _ = fchmod(descriptor, 0o600)
+        close(descriptor)
+        var configuration = Configuration()
+        configuration.label = "ArgusDatabase"
+        configuration.busyMode = .timeout(5)
+        try self.init(writer: DatabasePool(path: path, configuration: configuration))
+    }
+
+    /// An empty, migrated database in memory (tests).
+    public static func inMemory() throws -> ArgusDatabase {
+        try ArgusDatabase(writer: DatabaseQueue())
+    }
+
+    private init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try ArgusSchema.migrator.migrate(writer)
+    }
+
+    static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+}
