@@ -46,6 +46,11 @@ PIP_TEST_PACKAGES := rfc8785==0.1.4 aioquic==1.7.2 cryptography==50.0.2 zeroconf
 # toukan-server: tuspy, an independent tus 1.0 client, and what it needs (requests, aiohttp, tinydb).
 PIP_TEST_PACKAGES += tuspy==1.1.0 tinydb==4.9.0 requests==2.34.2 charset-normalizer==3.5.3 aiohttp==3.14.5 \
 	aiohappyeyeballs==2.7.1 aiosignal==1.4.0 frozenlist==1.8.0 multidict==7.2.1 propcache==0.5.4 yarl==1.25.1
+# Argus: schemathesis holds the running hub to docs/api/mobile-api.yaml (all checks, stateful runs over its links).
+PIP_TEST_PACKAGES += schemathesis==4.32.5 anyio==4.16.0 click==8.5.1 graphql-core==3.3.2 harfile==0.6.0 \
+	hypothesis==6.170.17 hypothesis-graphql==0.13.5 iniconfig==2.3.1 jsonschema_rs==0.60.3 markdown-it-py==4.3.0 \
+	MarkupSafe==3.0.4 mdurl==0.1.2 packaging==26.4 pluggy==1.7.0 Pygments==2.21.0 pyrate-limiter==4.5.1 \
+	pytest==9.2.0 PyYAML==6.0.4 rich==15.0.0 Werkzeug==3.1.9
 SECONDS ?= 600
 DEMO_DIR := .demo
 

@@ -34,6 +34,8 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let hummingbirdTesting: Target.Dependency = .product(name: "HummingbirdTesting", package: "hummingbird")
 let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
 let hummingbirdWSClient: Target.Dependency = .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")
+let openAPIRuntime: Target.Dependency = .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
+let openAPIHummingbird: Target.Dependency = .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird")
 let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
@@ -444,14 +446,30 @@ let argusTargets: [Target] = [
     argus.core("ArgusAuth", ["DeviceIdentity", crypto]),
     // Access tokens: JWTs signed with the hub's Ed25519 key (jwt-kit), everything else refused.
     argus.adapter("ArgusTokens", [jwtKit]),
+    // The mobile API's types, server protocol and client, generated from docs/api/mobile-api.yaml at build time.
+    .target(
+        name: "ArgusAPI", dependencies: [openAPIRuntime], path: "Sources/Argus/Adapters/ArgusAPI",
+        exclude: ["README.md"], swiftSettings: swiftSettings,
+        plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+    ),
     // The hub's SQLite database (GRDB): devices, refresh tokens, pairing codes, cameras, events and thumbnails.
     argus.adapter("ArgusStore", ["ArgusAuth", grdb]),
+    // The hub: the generated API served by Hummingbird over the store, the tokens and the cameras.
+    argus.service(
+        "ArgusHub",
+        [
+            "ArgusAPI", "ArgusAuth", "ArgusStore", "ArgusTokens", "DeviceIdentity", "DeviceIdentityStore", crypto,
+            hummingbird, jwtKit, logging, openAPIHummingbird, openAPIRuntime,
+        ]),
+    argus.executable("argus-hub", ["ArgusHub", argumentParser]),
 ]
 let argusTests: [Target] = [
-    argus.testSupport(["ArgusTokens", "TestSupport", jwtKit]),
+    argus.testSupport(["ArgusHub", "ArgusTokens", "TestSupport", hummingbird, jwtKit, logging]),
     argus.tests(.core, "ArgusAuth"),
     argus.tests(.adapters, "ArgusTokens", ["ArgusAuth", crypto, jwtKit]),
     argus.tests(.adapters, "ArgusStore", ["ArgusAuth"]),
+    argus.tests(.services, "ArgusHub", ["ArgusAuth", "ArgusStore", "ArgusTokens", crypto, jwtKit]),
+    argus.tests(.executables, named: "ArgusCLITests", ["argus-hub"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
@@ -512,7 +530,7 @@ let runnable =
     [
         "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark",
         "stream-benchmark",
-        "bemyears-benchmark", "toukan", "toukan-server", "toukan-benchmark", "safety-benchmark",
+        "bemyears-benchmark", "toukan", "toukan-server", "toukan-benchmark", "safety-benchmark", "argus-hub",
     ]
 
 let package = Package(
@@ -533,6 +551,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
     ],
     targets: targets
 )

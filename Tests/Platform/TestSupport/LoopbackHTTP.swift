@@ -35,6 +35,20 @@ public enum LoopbackHTTP {
         return try await send(request)
     }
 
+    /// `method` `url` with `headers` and, when given, `body` (JSON unless `headers` says otherwise).
+    public static func request(
+        _ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: method)
+        if body != nil, headers.keys.allSatisfy({ $0.lowercased() != "content-type" }) {
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        return try await send(request)
+    }
+
     /// What a streaming answer (Server-Sent Events) sent until `done` says it is enough, or until `timeout`.
     public static func stream(
         _ url: String, timeout: Duration = .seconds(10), until done: @escaping @Sendable (String) -> Bool

@@ -22,7 +22,9 @@ public struct AccessClaims: JWTPayload, Equatable {
         case deviceId = "device_id"
     }
 
-    public init(deviceId: String, issuedAt: Date, id: String = UUID().uuidString) {
+    public init(deviceId: String, issuedAt: Date, id: String = UUID().uuidString.lowercased()) {
+        // NumericDate in whole seconds (RFC 7519 §2), as every client library expects
+        let issuedAt = Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down))
         iss = IssuerClaim(value: Self.issuer)
         aud = AudienceClaim(value: [Self.audience])
         sub = SubjectClaim(value: deviceId)

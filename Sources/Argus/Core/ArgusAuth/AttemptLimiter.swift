@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Counts failures per key (a client address, a device) in a sliding window and says how long a key must wait
+/// Counts attempts (failures, or requests) per key (a client address, a device) in a sliding window and says how long a key must wait
 /// once it has had `limit` of them. Bounded: at most `capacity` keys are remembered (the oldest are forgotten
 /// first), so a flood of addresses cannot grow the hub's memory.
 public struct AttemptLimiter: Sendable {
@@ -23,8 +23,8 @@ public struct AttemptLimiter: Sendable {
         return max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
     }
 
-    /// One more failure of `key` at `now`.
-    public mutating func fail(_ key: String, now: Date) {
+    /// One more attempt (a failure, or a request where every request counts) of `key` at `now`.
+    public mutating func record(_ key: String, now: Date) {
         var recent = prune(key, now: now)
         if failures[key] == nil {
             order.append(key)

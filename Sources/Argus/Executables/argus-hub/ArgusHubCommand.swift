@@ -1,0 +1,109 @@
+import ArgumentParser
+import ArgusHub
+import Foundation
+
+/// `argus-hub`: argument parsing only; every command is a function of `HubLaunch` in ArgusHub.
+@main
+struct ArgusHubCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "argus-hub",
+        abstract: "Argus: a home camera hub with a mobile API (pairing codes, tokens, events, cameras, push).",
+        discussion: """
+            Example: argus-hub --port 8443 --data-dir /tmp/argus, then on the same machine \
+            `argus-hub pair --data-dir /tmp/argus` for a code the app exchanges for tokens. The API is \
+            docs/api/mobile-api.yaml.
+            """,
+        version: ArgusVersion.current,
+        subcommands: [Serve.self, Pair.self, Devices.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+struct DataOptions: ParsableArguments {
+    @Option(help: "Where the hub keeps its database and keys (default: $XDG_DATA_HOME/argus).")
+    var dataDir: String?
+
+    var url: URL { HubLaunch.dataDirectory(dataDir) }
+}
+
+/// Runs `body`, turning the hub's refusals into a usage error (exit 64) with its words.
+func owner<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as HubError {
+        throw ValidationError(error.description)
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the mobile API (the default).")
+
+    @OptionGroup var data: DataOptions
+
+    @Option(help: "Address to listen on: loopback only for now (plain HTTP).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0: any free port; see --json).")
+    var port = 8443
+
+    @Flag(help: "Print one JSON object per line on stdout ({\"event\":\"ready\",\"port\":…} once listening).")
+    var json = false
+
+    func run() async throws {
+        var configuration = HubConfiguration(dataDirectory: data.url)
+        configuration.host = host
+        configuration.port = port
+        if let problem = configuration.problem { throw ValidationError(problem) }
+        do {
+            try await HubLaunch.serve(configuration, json: json)
+        } catch let error as HubError {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+struct Pair: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make a pairing code (6 digits, 5 minutes, single use) for a phone to type in.")
+
+    @OptionGroup var data: DataOptions
+
+    @Flag(help: "Print {\"pairing_code\",\"expires_at\",\"expires_in_seconds\"} instead of text.")
+    var json = false
+
+    func run() async throws {
+        for line in try owner({ try HubLaunch.pair(data.url, json: json) }) { print(line) }
+    }
+}
+
+struct Devices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The paired devices.", subcommands: [List.self, Revoke.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the paired devices.")
+
+        @OptionGroup var data: DataOptions
+
+        @Flag(help: "One JSON object per device.")
+        var json = false
+
+        func run() async throws {
+            for line in try owner({ try HubLaunch.devices(data.url, json: json) }) { print(line) }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a device: its tokens stop working at once, its push token is dropped.")
+
+        @OptionGroup var data: DataOptions
+
+        @Argument(help: "The device's id (or its first characters).")
+        var device: String
+
+        func run() async throws {
+            print(try owner { try HubLaunch.revoke(data.url, device: device) })
+        }
+    }
+}

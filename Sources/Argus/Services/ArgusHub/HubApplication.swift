@@ -1,0 +1,77 @@
+import ArgusAPI
+import ArgusStore
+import ArgusTokens
+public import Foundation
+public import Hummingbird
+public import Logging
+import OpenAPIHummingbird
+
+/// What an `argus-hub` run serves.
+public struct HubConfiguration: Sendable {
+    public var dataDirectory: URL
+    /// Loopback only for now: plain HTTP (TLS, for the network, comes with the hub's certificate).
+    public var host = "127.0.0.1"
+    /// 0: any free port (``onReady`` says which).
+    public var port = 8443
+    public var version = ArgusVersion.current
+    public var cameras: any HubCameras = NoCameras()
+    /// Called once the server listens, with its port.
+    public var onReady: (@Sendable (Int) async -> Void)?
+    /// The clock (tests move it).
+    public var now: @Sendable () -> Date = { Date() }
+
+    public init(dataDirectory: URL) {
+        self.dataDirectory = dataDirectory
+    }
+
+    /// Why this configuration cannot run, in words that say what to do (nil: it can).
+    public var problem: String? {
+        guard ["127.0.0.1", "::1", "localhost"].contains(host) else {
+            return "--host \(host): this hub serves plain HTTP, so only on loopback (127.0.0.1 or ::1) for now."
+        }
+        guard (0...65_535).contains(port) else { return "--port \(port) is not a port (0 to 65535; 0: any free one)." }
+        return nil
+    }
+}
+
+public enum ArgusVersion {
+    public static let current = "0.1.0"
+}
+
+/// The hub as a Hummingbird application: the generated mobile API behind ``HubGate``, over the hub's database and
+/// its two secrets (created 0600 on the first start).
+public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger) async throws
+    -> some ApplicationProtocol
+{
+    if let problem = configuration.problem { throw HubError(problem) }
+    let directory = configuration.dataDirectory
+    let secrets: HubSecrets
+    do {
+        secrets = try HubSecrets.loadOrCreate(directory: directory)
+    } catch {
+        throw HubError("\(error)")
+    }
+    let database = try ArgusDatabase(directory: directory)
+    let api = HubAPI(
+        database: database, tokens: await AccessTokens(privateKey: secrets.signingKey, keyId: secrets.keyId),
+        adminKey: secrets.adminKey, limits: HubLimits(), cameras: configuration.cameras,
+        version: configuration.version, logger: logger, now: configuration.now)
+    let router = Router(context: HubRequestContext.self)
+    router.add(middleware: HubGate(logger: logger))
+    try api.registerHandlers(on: router)
+    let onReady = configuration.onReady
+    let port = configuration.port
+    return Application(
+        router: router,
+        configuration: ApplicationConfiguration(
+            address: .hostname(configuration.host, port: port), serverName: "argus-hub"),
+        onServerRunning: { channel in await onReady?(channel.localAddress?.port ?? port) },
+        logger: logger)
+}
+
+/// Why the hub cannot start or do what it was asked, with what to do.
+public struct HubError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}

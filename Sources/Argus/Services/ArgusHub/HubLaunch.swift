@@ -1,0 +1,83 @@
+import ArgusStore
+import DeviceIdentityStore
+public import Foundation
+import Hummingbird
+import Logging
+
+/// Every `argus-hub` command as a function: the executable only parses arguments and calls these.
+public enum HubLaunch {
+    /// `--data-dir`, or `$XDG_DATA_HOME/argus` (`~/.local/share/argus`).
+    public static func dataDirectory(_ option: String?) -> URL {
+        option.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataDirectory.defaultURL(product: "argus")
+    }
+
+    /// Serves until SIGINT or SIGTERM, printing the ready line (JSON or words) once it listens.
+    public static func serve(_ configuration: HubConfiguration, json: Bool) async throws {
+        var configuration = configuration
+        let host = configuration.host
+        let path = configuration.dataDirectory.path
+        configuration.onReady = { port in
+            if json {
+                say(#"{"event":"ready","port":\#(port),"version":"\#(ArgusVersion.current)"}"#)
+            } else {
+                say("argus-hub \(ArgusVersion.current) serves the mobile API at http://\(host):\(port)/api/v1/mobile")
+                say("Pair a phone: argus-hub pair --data-dir \(path)")
+            }
+        }
+        var logger = Logger(label: "argus-hub")
+        logger.logLevel = .info
+        try await makeHubApplication(configuration, logger: logger).runService()
+    }
+
+    /// `argus-hub pair`: the lines to print for a new code.
+    public static func pair(_ directory: URL, json: Bool) throws -> [String] {
+        let (code, expiresAt) = try HubAdmin(dataDirectory: directory).pair()
+        let when = ISO8601DateFormatter().string(from: expiresAt)
+        if json { return [#"{"pairing_code":"\#(code)","expires_at":"\#(when)","expires_in_seconds":300}"#] }
+        return [
+            "Pairing code: \(code.prefix(3)) \(code.suffix(3))",
+            "Type it into the app within 5 minutes (until \(when)); it works once.",
+        ]
+    }
+
+    /// `argus-hub devices list`: one line per device (JSON objects, or words safe for a terminal).
+    public static func devices(_ directory: URL, json: Bool) throws -> [String] {
+        let devices = try HubAdmin(dataDirectory: directory).devices()
+        let format = ISO8601DateFormatter()
+        if devices.isEmpty && !json { return ["No devices paired yet: `argus-hub pair` makes a code."] }
+        return devices.map { device in
+            guard json else {
+                let state = device.isActive ? "paired" : "revoked"
+                return "\(device.deviceId)  \(printable(device.deviceName)) (\(device.deviceType), \(state))"
+            }
+            let object: [String: Any] = [
+                "device_id": device.deviceId, "device_name": device.deviceName, "device_type": device.deviceType,
+                "active": device.isActive, "paired_at": format.string(from: device.createdAt),
+                "push": device.apnsToken != nil,
+            ]
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: .sortedKeys)) ?? Data("{}".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// `argus-hub devices revoke`: what to print once done.
+    public static func revoke(_ directory: URL, device: String) throws -> String {
+        let revoked = try HubAdmin(dataDirectory: directory).revoke(device)
+        return "Revoked \(revoked.deviceId) (\(printable(revoked.deviceName))): its tokens no longer work."
+    }
+
+    /// A name a phone chose, safe for a terminal (control and bidi characters shown as U+XXXX).
+    static func printable(_ text: String) -> String {
+        String(
+            text.unicodeScalars.map { scalar in
+                scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+                    || (0x2066...0x2069).contains(scalar.value)
+                    ? "U+\(String(scalar.value, radix: 16, uppercase: true))" : String(scalar)
+            }.joined())
+    }
+
+    /// One line on stdout, at once (not held in a buffer while the hub runs).
+    public static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

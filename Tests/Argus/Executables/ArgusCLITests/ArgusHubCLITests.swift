@@ -1,0 +1,106 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `argus-hub` as its owner runs it: serve, make codes, list and revoke devices; and the running hub held to
+/// docs/api/mobile-api.yaml by schemathesis, an implementation nobody here wrote.
+@Suite("argus-hub on the command line, and its API against the spec", .serialized)
+struct ArgusHubCLITests {
+    static func argusHub(_ arguments: [String]) async throws -> Subprocess.Result {
+        try await Subprocess.run(try Subprocess.builtProduct("argus-hub"), arguments)
+    }
+
+    /// A hub on a free loopback port; its port and data directory.
+    static func start(_ directory: URL) async throws -> (process: BackgroundProcess, url: String) {
+        let process = try BackgroundProcess(
+            try Subprocess.builtProduct("argus-hub"), ["--port", "0", "--json", "--data-dir", directory.path])
+        let ready = try await process.ready("argus-hub") { $0.contains(#""event":"ready""#) }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(ready.utf8)) as? [String: Any])
+        let port = try #require(json["port"] as? Int)
+        return (process, "http://127.0.0.1:\(port)")
+    }
+
+    @Test("pair prints a code the API takes; devices list and revoke; a hub off loopback is refused with why")
+    func ownerCommands() async throws {
+        let directory = try Subprocess.temporaryDirectory("argus-cli")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let before = try await Self.argusHub(["pair", "--data-dir", directory.appendingPathComponent("none").path])
+        #expect(before.status != 0 && before.stderrText.contains("start `argus-hub --data-dir"))
+        let (hub, url) = try await Self.start(directory)
+        let paired = try await Self.argusHub(["pair", "--json", "--data-dir", directory.path])
+        let answer = try #require(
+            try JSONSerialization.jsonObject(with: Data(paired.stdoutText.utf8)) as? [String: Any])
+        let code = try #require(answer["pairing_code"] as? String)
+        #expect(code.count == 6 && answer["expires_in_seconds"] as? Int == 300)
+        let text = try await Self.argusHub(["pair", "--data-dir", directory.path])
+        #expect(text.stdoutText.contains("Pairing code: ") && text.stdoutText.contains("within 5 minutes"))
+
+        let verify = try await LoopbackHTTP.post(
+            url + "/api/v1/mobile/auth/verify",
+            #"{"pairing_code":"\#(code)","device_name":"Ana\u202e's phone","device_id":"phone-ana"}"#)
+        #expect(verify.status == 200, "\(verify.text)")
+        let list = try await Self.argusHub(["devices", "list", "--data-dir", directory.path])
+        #expect(list.stdoutText.contains("phone-ana") && list.stdoutText.contains("U+202E"), "\(list.stdoutText)")
+        #expect(!list.stdoutText.unicodeScalars.contains { $0.value == 0x202E }, "no bidi override reaches a terminal")
+        let json = try await Self.argusHub(["devices", "list", "--json", "--data-dir", directory.path])
+        let device = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
+        #expect(device["device_id"] as? String == "phone-ana" && device["active"] as? Bool == true)
+        let revoked = try await Self.argusHub(["devices", "revoke", "phone-a", "--data-dir", directory.path])
+        #expect(revoked.status == 0 && revoked.stdoutText.contains("Revoked phone-ana"))
+        let again = try await Self.argusHub(["devices", "revoke", "phone-ana", "--data-dir", directory.path])
+        #expect(again.status != 0 && again.stderrText.contains("devices list"))
+
+        let wide = try await Self.argusHub(["--host", "0.0.0.0", "--port", "0", "--data-dir", directory.path])
+        #expect(wide.status == 64 && wide.stderrText.contains("only on loopback"), "\(wide.stderrText)")
+        #expect(await hub.stop() != nil)
+        for secret in ["admin-token", "signing-key.pem", "argus.sqlite"] {
+            let mode =
+                try FileManager.default.attributesOfItem(
+                    atPath: directory.appendingPathComponent(secret).path)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(secret)")
+        }
+    }
+
+    @Test("schemathesis: every check and phase, stateful runs over the spec's links, against the running hub")
+    func conformance() async throws {
+        guard let python = InteropPeers.python else {
+            Issue.record("the Python venv is missing: run `make test` (it installs schemathesis into .venv)")
+            return
+        }
+        let schemathesis = URL(fileURLWithPath: python).deletingLastPathComponent().appendingPathComponent(
+            "schemathesis"
+        ).path
+        let directory = try Subprocess.temporaryDirectory("argus-schemathesis")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (hub, url) = try await Self.start(directory)
+        // A device paired as the spec's examples name it, so their push calls are its own.
+        let admin = try String(contentsOf: directory.appendingPathComponent("admin-token"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let made = try await LoopbackHTTP.request(
+            url + "/api/v1/mobile/auth/pair", method: "POST", headers: ["X-Argus-Admin": admin])
+        let code =
+            try #require(try JSONSerialization.jsonObject(with: Data(made.body)) as? [String: Any])[
+                "pairing_code"] as? String
+        let device = "6F1C2A7E-93B4-4D0A-8C55-1E2F3A4B5C6D"
+        let verified = try await LoopbackHTTP.post(
+            url + "/api/v1/mobile/auth/verify",
+            #"{"pairing_code":"\#(code ?? "")","device_name":"Conformance","device_id":"\#(device)"}"#)
+        let token =
+            try #require(try JSONSerialization.jsonObject(with: Data(verified.body)) as? [String: Any])[
+                "access_token"] as? String
+        let root = Fixtures.repositoryRoot
+        let run = try await Subprocess.run(
+            schemathesis,
+            [
+                "--config-file", root.appendingPathComponent("Tests/Interop/argus/schemathesis.toml").path, "run",
+                root.appendingPathComponent("docs/api/mobile-api.yaml").path, "--url", url, "--checks", "all",
+                "--phases", "examples,coverage,fuzzing,stateful", "--max-examples", "40", "--seed", "20261126",
+                "-H", "Authorization: Bearer \(token ?? "")", "-H", "X-Argus-Admin: \(admin)", "--no-color",
+            ], environment: ["SCHEMATHESIS_HOOKS": "", "HYPOTHESIS_STORAGE_DIRECTORY": directory.path])
+        _ = await hub.stop()
+        let summary = run.stdoutText.split(separator: "\n").suffix(25).joined(separator: "\n")
+        #expect(run.status == 0, "schemathesis found failures:\n\(run.stdoutText.suffix(6000))\n\(run.stderrText)")
+        #expect(run.stdoutText.contains("Stateful") && !run.stdoutText.contains("❌"), "\(summary)")
+        print("schemathesis against argus-hub:\n\(summary)")
+    }
+}
