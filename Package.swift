@@ -31,6 +31,9 @@ let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
+let hummingbirdTLS: Target.Dependency = .product(name: "HummingbirdTLS", package: "hummingbird")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
 let hummingbirdTesting: Target.Dependency = .product(name: "HummingbirdTesting", package: "hummingbird")
 let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
 let hummingbirdWSClient: Target.Dependency = .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")
@@ -459,7 +462,8 @@ let argusTargets: [Target] = [
         "ArgusHub",
         [
             "ArgusAPI", "ArgusAuth", "ArgusStore", "ArgusTokens", "DeviceIdentity", "DeviceIdentityStore", crypto,
-            hummingbird, jwtKit, logging, openAPIHummingbird, openAPIRuntime,
+            hummingbird, hummingbirdCore, hummingbirdTLS, jwtKit, logging, nioSSL, openAPIHummingbird,
+            openAPIRuntime,
         ]),
     argus.executable("argus-hub", ["ArgusHub", argumentParser]),
 ]
@@ -551,6 +555,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),

@@ -17,7 +17,9 @@ public final class HubFixture: Sendable {
         var configuration = HubConfiguration(dataDirectory: directory)
         configuration.port = 0
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        configuration.onReady = { continuation.yield($0) }
+        configuration.plainHTTP = true
+        configuration.host = "127.0.0.1"
+        configuration.onReady = { port, _ in continuation.yield(port) }
         adjust(&configuration)
         var logger = Logger(label: "argus-hub-test")
         logger.logLevel = .error

@@ -9,9 +9,9 @@ struct ArgusHubCommand: AsyncParsableCommand {
         commandName: "argus-hub",
         abstract: "Argus: a home camera hub with a mobile API (pairing codes, tokens, events, cameras, push).",
         discussion: """
-            Example: argus-hub --port 8443 --data-dir /tmp/argus, then on the same machine \
-            `argus-hub pair --data-dir /tmp/argus` for a code the app exchanges for tokens. The API is \
-            docs/api/mobile-api.yaml.
+            Example: argus-hub --port 8443 --data-dir /tmp/argus (HTTPS with the hub's own certificate), then on \
+            the same machine `argus-hub pair --data-dir /tmp/argus` for a code the app exchanges for tokens, with \
+            the certificate fingerprint it pins. The API is docs/api/mobile-api.yaml.
             """,
         version: ArgusVersion.current,
         subcommands: [Serve.self, Pair.self, Devices.self],
@@ -40,8 +40,11 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var data: DataOptions
 
-    @Option(help: "Address to listen on: loopback only for now (plain HTTP).")
-    var host = "127.0.0.1"
+    @Option(help: "Address to listen on (default: every interface; 127.0.0.1 with --http).")
+    var host: String?
+
+    @Flag(help: "Serve plain HTTP instead of HTTPS: loopback only (tests, tools on this machine).")
+    var http = false
 
     @Option(help: "Port to listen on (0: any free port; see --json).")
     var port = 8443
@@ -51,7 +54,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = HubConfiguration(dataDirectory: data.url)
-        configuration.host = host
+        configuration.host = host ?? (http ? "127.0.0.1" : "0.0.0.0")
+        configuration.plainHTTP = http
         configuration.port = port
         if let problem = configuration.problem { throw ValidationError(problem) }
         do {

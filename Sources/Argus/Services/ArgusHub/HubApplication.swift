@@ -1,22 +1,28 @@
 import ArgusAPI
 import ArgusStore
 import ArgusTokens
+import DeviceIdentity
 public import Foundation
 public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 public import Logging
+import NIOSSL
 import OpenAPIHummingbird
 
 /// What an `argus-hub` run serves.
 public struct HubConfiguration: Sendable {
     public var dataDirectory: URL
-    /// Loopback only for now: plain HTTP (TLS, for the network, comes with the hub's certificate).
-    public var host = "127.0.0.1"
+    /// Where to listen: every interface by default (HTTPS).
+    public var host = "0.0.0.0"
+    /// Plain HTTP instead of HTTPS: only on a loopback address (tests, the owner's tools on this machine).
+    public var plainHTTP = false
     /// 0: any free port (``onReady`` says which).
     public var port = 8443
     public var version = ArgusVersion.current
     public var cameras: any HubCameras = NoCameras()
-    /// Called once the server listens, with its port.
-    public var onReady: (@Sendable (Int) async -> Void)?
+    /// Called once the server listens, with its port and the certificate fingerprint the app pins.
+    public var onReady: (@Sendable (_ port: Int, _ fingerprint: String) async -> Void)?
     /// The clock (tests move it).
     public var now: @Sendable () -> Date = { Date() }
 
@@ -26,8 +32,8 @@ public struct HubConfiguration: Sendable {
 
     /// Why this configuration cannot run, in words that say what to do (nil: it can).
     public var problem: String? {
-        guard ["127.0.0.1", "::1", "localhost"].contains(host) else {
-            return "--host \(host): this hub serves plain HTTP, so only on loopback (127.0.0.1 or ::1) for now."
+        guard !plainHTTP || ["127.0.0.1", "::1", "localhost"].contains(host) else {
+            return "--http serves without TLS, so only on loopback: add --host 127.0.0.1, or leave out --http."
         }
         guard (0...65_535).contains(port) else { return "--port \(port) is not a port (0 to 65535; 0: any free one)." }
         return nil
@@ -61,11 +67,22 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
     try api.registerHandlers(on: router)
     let onReady = configuration.onReady
     let port = configuration.port
+    let fingerprint = secrets.certificateFingerprint
+    let server: HTTPServerBuilder
+    if configuration.plainHTTP {
+        server = .http1()
+    } else {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: secrets.tls.certificateDER, format: .der))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(secrets.tls.privateKeyPEM().utf8), format: .pem)))
+        tls.minimumTLSVersion = .tlsv13
+        server = try .tls(.http1(), tlsConfiguration: tls)
+    }
     return Application(
-        router: router,
+        router: router, server: server,
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: port), serverName: "argus-hub"),
-        onServerRunning: { channel in await onReady?(channel.localAddress?.port ?? port) },
+        onServerRunning: { channel in await onReady?(channel.localAddress?.port ?? port, fingerprint) },
         logger: logger)
 }
 

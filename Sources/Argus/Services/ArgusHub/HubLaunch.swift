@@ -16,11 +16,17 @@ public enum HubLaunch {
         var configuration = configuration
         let host = configuration.host
         let path = configuration.dataDirectory.path
-        configuration.onReady = { port in
+        let scheme = configuration.plainHTTP ? "http" : "https"
+        configuration.onReady = { port, fingerprint in
             if json {
-                say(#"{"event":"ready","port":\#(port),"version":"\#(ArgusVersion.current)"}"#)
+                say(
+                    #"{"event":"ready","port":\#(port),"scheme":"\#(scheme)","certFingerprint":"\#(fingerprint)","#
+                        + #""version":"\#(ArgusVersion.current)"}"#)
             } else {
-                say("argus-hub \(ArgusVersion.current) serves the mobile API at http://\(host):\(port)/api/v1/mobile")
+                say(
+                    "argus-hub \(ArgusVersion.current) serves the mobile API at \(scheme)://\(host):\(port)/api/v1/mobile"
+                )
+                say("Certificate fingerprint (the app pins it): \(grouped(fingerprint))")
                 say("Pair a phone: argus-hub pair --data-dir \(path)")
             }
         }
@@ -29,15 +35,31 @@ public enum HubLaunch {
         try await makeHubApplication(configuration, logger: logger).runService()
     }
 
-    /// `argus-hub pair`: the lines to print for a new code.
+    /// `argus-hub pair`: the lines to print for a new code, with the fingerprint the app checks the hub by.
     public static func pair(_ directory: URL, json: Bool) throws -> [String] {
-        let (code, expiresAt) = try HubAdmin(dataDirectory: directory).pair()
+        let admin = try HubAdmin(dataDirectory: directory)
+        let (code, expiresAt) = try admin.pair()
+        let fingerprint = try HubSecrets.loadOrCreate(directory: directory).certificateFingerprint
         let when = ISO8601DateFormatter().string(from: expiresAt)
-        if json { return [#"{"pairing_code":"\#(code)","expires_at":"\#(when)","expires_in_seconds":300}"#] }
+        if json {
+            return [
+                #"{"pairing_code":"\#(code)","expires_at":"\#(when)","expires_in_seconds":300,"#
+                    + #""cert_fingerprint":"\#(fingerprint)"}"#
+            ]
+        }
         return [
             "Pairing code: \(code.prefix(3)) \(code.suffix(3))",
             "Type it into the app within 5 minutes (until \(when)); it works once.",
+            "The app checks the hub by its certificate fingerprint: \(grouped(fingerprint))",
         ]
+    }
+
+    /// 64 hex digits in groups of four, as people compare them.
+    static func grouped(_ hex: String) -> String {
+        stride(from: 0, to: hex.count, by: 4).map { offset in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return String(hex[start..<(hex.index(start, offsetBy: 4, limitedBy: hex.endIndex) ?? hex.endIndex)])
+        }.joined(separator: " ")
     }
 
     /// `argus-hub devices list`: one line per device (JSON objects, or words safe for a terminal).
