@@ -447,6 +447,8 @@ let argus = Area(name: "Argus")
 let argusTargets: [Target] = [
     // Pairing codes, refresh-token rotation and attempt limits: pure rules, the clock passed in.
     argus.core("ArgusAuth", ["DeviceIdentity", crypto]),
+    // Motion in a camera's picture by frame differencing, with where it was in words.
+    argus.core("ArgusVision"),
     // Access tokens: JWTs signed with the hub's Ed25519 key (jwt-kit), everything else refused.
     argus.adapter("ArgusTokens", [jwtKit]),
     // The mobile API's types, server protocol and client, generated from docs/api/mobile-api.yaml at build time.
@@ -455,24 +457,29 @@ let argusTargets: [Target] = [
         exclude: ["README.md"], swiftSettings: swiftSettings,
         plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
     ),
+    // JPEGs made to fit a byte limit (thumbnails ≤ 50 KB, snapshots ≤ 100 KB) down a ladder of sizes (GStreamer).
+    argus.adapter("ArgusPictures", ["GStreamer"]),
     // The hub's SQLite database (GRDB): devices, refresh tokens, pairing codes, cameras, events and thumbnails.
     argus.adapter("ArgusStore", ["ArgusAuth", grdb]),
     // The hub: the generated API served by Hummingbird over the store, the tokens and the cameras.
     argus.service(
         "ArgusHub",
         [
-            "ArgusAPI", "ArgusAuth", "ArgusStore", "ArgusTokens", "DeviceIdentity", "DeviceIdentityStore", crypto,
-            hummingbird, hummingbirdCore, hummingbirdTLS, jwtKit, logging, nioSSL, openAPIHummingbird,
-            openAPIRuntime,
+            "ArgusAPI", "ArgusAuth", "ArgusPictures", "ArgusStore", "ArgusTokens", "ArgusVision", "DeviceIdentity",
+            "DeviceIdentityStore", "VideoCapture", crypto, hummingbird, hummingbirdCore, hummingbirdTLS, jwtKit,
+            logging,
+            nioSSL, openAPIHummingbird, openAPIRuntime, serviceLifecycle,
         ]),
     argus.executable("argus-hub", ["ArgusHub", argumentParser]),
 ]
 let argusTests: [Target] = [
     argus.testSupport(["ArgusHub", "ArgusTokens", "TestSupport", hummingbird, jwtKit, logging]),
     argus.tests(.core, "ArgusAuth"),
+    argus.tests(.core, "ArgusVision"),
     argus.tests(.adapters, "ArgusTokens", ["ArgusAuth", crypto, jwtKit]),
     argus.tests(.adapters, "ArgusStore", ["ArgusAuth"]),
-    argus.tests(.services, "ArgusHub", ["ArgusAuth", "ArgusStore", "ArgusTokens", crypto, jwtKit]),
+    argus.tests(.adapters, "ArgusPictures"),
+    argus.tests(.services, "ArgusHub", ["ArgusAuth", "ArgusStore", "ArgusTokens", "VideoCapture", crypto, jwtKit]),
     argus.tests(.executables, named: "ArgusCLITests", ["argus-hub"]),
 ]
 

@@ -12,7 +12,7 @@ public final class HubFixture: Sendable {
     private let task: Task<Void, any Error>
 
     /// Starts a hub; `adjust` may change the configuration (cameras, the clock) before it starts.
-    public init(_ adjust: (inout HubConfiguration) -> Void = { _ in }) async throws {
+    public init(_ adjust: (inout HubConfiguration) throws -> Void = { _ in }) async throws {
         directory = try Subprocess.temporaryDirectory("argus-hub")
         var configuration = HubConfiguration(dataDirectory: directory)
         configuration.port = 0
@@ -20,7 +20,7 @@ public final class HubFixture: Sendable {
         configuration.plainHTTP = true
         configuration.host = "127.0.0.1"
         configuration.onReady = { port, _ in continuation.yield(port) }
-        adjust(&configuration)
+        try adjust(&configuration)
         var logger = Logger(label: "argus-hub-test")
         logger.logLevel = .error
         let app = try await makeHubApplication(configuration, logger: logger)

@@ -46,3 +46,18 @@ public func eventually(
         try await Task.sleep(for: .milliseconds(20))
     }
 }
+
+/// Polls `value` every `poll` until it gives something (which is returned), or fails with ``TimedOut`` naming `what`.
+public func awaitValue<T>(
+    _ what: String,
+    timeout: Duration = .seconds(20),
+    poll: Duration = .milliseconds(100),
+    _ value: () async throws -> T?
+) async throws -> T {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if let found = try await value() { return found }
+        guard ContinuousClock.now < deadline else { throw TimedOut(description: "\(what): not within \(timeout)") }
+        try await Task.sleep(for: poll)
+    }
+}

@@ -49,11 +49,24 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (0: any free port; see --json).")
     var port = 8443
 
+    @Option(
+        name: .customLong("camera"),
+        help: "A camera to watch: [NAME=]test|v4l2[:DEVICE]|file:PATH (repeatable); its motion becomes events.")
+    var cameras: [String] = []
+
+    @Option(help: "Seconds between two motion events of one camera.")
+    var motionCooldown: Double = 30
+
     @Flag(help: "Print one JSON object per line on stdout ({\"event\":\"ready\",\"port\":…} once listening).")
     var json = false
 
     func run() async throws {
         var configuration = HubConfiguration(dataDirectory: data.url)
+        configuration.cameraSpecs = try owner { try cameras.map(CameraSpec.init(parsing:)) }
+        guard (1...86_400).contains(motionCooldown) else {
+            throw ValidationError("--motion-cooldown is 1 to 86400 seconds.")
+        }
+        configuration.motionCooldown = motionCooldown
         configuration.host = host ?? (http ? "127.0.0.1" : "0.0.0.0")
         configuration.plainHTTP = http
         configuration.port = port

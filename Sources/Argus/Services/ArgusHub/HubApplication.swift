@@ -20,7 +20,10 @@ public struct HubConfiguration: Sendable {
     /// 0: any free port (``onReady`` says which).
     public var port = 8443
     public var version = ArgusVersion.current
-    public var cameras: any HubCameras = NoCameras()
+    /// The cameras to watch (`--camera`); their motion becomes events with thumbnails.
+    public var cameraSpecs: [CameraSpec] = []
+    /// Seconds between two motion events of one camera.
+    public var motionCooldown: Double = 30
     /// Called once the server listens, with its port and the certificate fingerprint the app pins.
     public var onReady: (@Sendable (_ port: Int, _ fingerprint: String) async -> Void)?
     /// The clock (tests move it).
@@ -58,9 +61,11 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
         throw HubError("\(error)")
     }
     let database = try ArgusDatabase(directory: directory)
+    let cameras = try HubCameraSet(
+        configuration.cameraSpecs, database: database, motionCooldown: configuration.motionCooldown, logger: logger)
     let api = HubAPI(
         database: database, tokens: await AccessTokens(privateKey: secrets.signingKey, keyId: secrets.keyId),
-        adminKey: secrets.adminKey, limits: HubLimits(), cameras: configuration.cameras,
+        adminKey: secrets.adminKey, limits: HubLimits(), cameras: cameras,
         version: configuration.version, logger: logger, now: configuration.now)
     let router = Router(context: HubRequestContext.self)
     router.add(middleware: HubGate(logger: logger))
@@ -82,6 +87,7 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
         router: router, server: server,
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: port), serverName: "argus-hub"),
+        services: [cameras],
         onServerRunning: { channel in await onReady?(channel.localAddress?.port ?? port, fingerprint) },
         logger: logger)
 }

@@ -11,9 +11,11 @@ struct ArgusHubCLITests {
     }
 
     /// A hub on a free loopback port; its port and data directory.
-    static func start(_ directory: URL) async throws -> (process: BackgroundProcess, url: String) {
+    static func start(_ directory: URL, _ more: [String] = []) async throws -> (process: BackgroundProcess, url: String)
+    {
         let process = try BackgroundProcess(
-            try Subprocess.builtProduct("argus-hub"), ["--http", "--port", "0", "--json", "--data-dir", directory.path])
+            try Subprocess.builtProduct("argus-hub"),
+            ["--http", "--port", "0", "--json", "--data-dir", directory.path] + more)
         let ready = try await process.ready("argus-hub") { $0.contains(#""event":"ready""#) }
         let json = try #require(try JSONSerialization.jsonObject(with: Data(ready.utf8)) as? [String: Any])
         let port = try #require(json["port"] as? Int)
@@ -105,7 +107,8 @@ struct ArgusHubCLITests {
         ).path
         let directory = try Subprocess.temporaryDirectory("argus-schemathesis")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (hub, url) = try await Self.start(directory)
+        // A camera that makes events on its own, so the event, thumbnail and snapshot calls have something to find.
+        let (hub, url) = try await Self.start(directory, ["--camera", "Garden=test", "--motion-cooldown", "1"])
         // A device paired as the spec's examples name it, so their push calls are its own.
         let admin = try String(contentsOf: directory.appendingPathComponent("admin-token"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -121,6 +124,11 @@ struct ArgusHubCLITests {
         let token =
             try #require(try JSONSerialization.jsonObject(with: Data(verified.body)) as? [String: Any])[
                 "access_token"] as? String
+        try await eventually("the first motion event") {
+            let events = try await LoopbackHTTP.request(
+                url + "/api/v1/mobile/events/recent", headers: ["Authorization": "Bearer \(token ?? "")"])
+            return events.text.contains("Motion")
+        }
         let root = Fixtures.repositoryRoot
         let run = try await Subprocess.run(
             schemathesis,
