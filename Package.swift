@@ -31,6 +31,7 @@ let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
 let hummingbirdTLS: Target.Dependency = .product(name: "HummingbirdTLS", package: "hummingbird")
 let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
@@ -459,16 +460,19 @@ let argusTargets: [Target] = [
     ),
     // JPEGs made to fit a byte limit (thumbnails ≤ 50 KB, snapshots ≤ 100 KB) down a ladder of sizes (GStreamer).
     argus.adapter("ArgusPictures", ["GStreamer"]),
+    // Push notifications through APNs: HTTP/2 (async-http-client), ES256 provider tokens (jwt-kit).
+    argus.adapter("ArgusPush", [asyncHTTPClient, jwtKit, logging, nioCore, nioHTTP1, nioSSL]),
     // The hub's SQLite database (GRDB): devices, refresh tokens, pairing codes, cameras, events and thumbnails.
     argus.adapter("ArgusStore", ["ArgusAuth", grdb]),
     // The hub: the generated API served by Hummingbird over the store, the tokens and the cameras.
     argus.service(
         "ArgusHub",
         [
-            "ArgusAPI", "ArgusAuth", "ArgusPictures", "ArgusStore", "ArgusTokens", "ArgusVision", "DeviceIdentity",
+            "ArgusAPI", "ArgusAuth", "ArgusPictures", "ArgusPush", "ArgusStore", "ArgusTokens", "ArgusVision",
+            "DeviceIdentity",
             "DeviceIdentityStore", "VideoCapture", crypto, hummingbird, hummingbirdCore, hummingbirdTLS, jwtKit,
             logging,
-            nioSSL, openAPIHummingbird, openAPIRuntime, serviceLifecycle,
+            nioSSL, openAPIHummingbird, openAPIRuntime, prometheus, serviceLifecycle,
         ]),
     argus.executable("argus-hub", ["ArgusHub", argumentParser]),
 ]
@@ -479,7 +483,8 @@ let argusTests: [Target] = [
     argus.tests(.adapters, "ArgusTokens", ["ArgusAuth", crypto, jwtKit]),
     argus.tests(.adapters, "ArgusStore", ["ArgusAuth"]),
     argus.tests(.adapters, "ArgusPictures"),
-    argus.tests(.services, "ArgusHub", ["ArgusAuth", "ArgusStore", "ArgusTokens", "VideoCapture", crypto, jwtKit]),
+    argus.tests(
+        .services, "ArgusHub", ["ArgusAuth", "ArgusStore", "ArgusTokens", "VideoCapture", crypto, jwtKit, nioCore]),
     argus.tests(.executables, named: "ArgusCLITests", ["argus-hub"]),
 ]
 
@@ -563,6 +568,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),

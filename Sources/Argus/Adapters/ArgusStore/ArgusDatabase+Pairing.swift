@@ -217,6 +217,16 @@ extension ArgusDatabase {
         }
     }
 
+    /// Forgets `token` as `deviceId`'s push token (APNs said it is no longer valid), unless the app has registered
+    /// another one meanwhile.
+    public func forgetPushToken(_ token: String, deviceId: String) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE device SET apnsToken = NULL WHERE deviceId = ? AND apnsToken = ?",
+                arguments: [deviceId, token])
+        }
+    }
+
     /// Active devices with a push token.
     public func pushTargets() throws -> [PairedDevice] {
         try writer.read { db in

@@ -57,11 +57,34 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds between two motion events of one camera.")
     var motionCooldown: Double = 30
 
+    @Option(help: "Push through APNs: the .p8 key file (0600) from Apple's developer site.")
+    var apnsKey: String?
+
+    @Option(help: "The .p8 key's 10-character Key ID.")
+    var apnsKeyId: String?
+
+    @Option(help: "The 10-character Team ID.")
+    var apnsTeamId: String?
+
+    @Option(help: "The app's bundle id (apns-topic).")
+    var apnsTopic: String?
+
+    @Option(help: "production (default), sandbox, or an https:// URL.")
+    var apnsServer: String?
+
+    @Option(help: "PEM certificates to trust for --apns-server instead of the system's (a private server).")
+    var apnsTrust: String?
+
     @Flag(help: "Print one JSON object per line on stdout ({\"event\":\"ready\",\"port\":…} once listening).")
     var json = false
 
     func run() async throws {
         var configuration = HubConfiguration(dataDirectory: data.url)
+        configuration.push = try owner {
+            try HubLaunch.push(
+                key: apnsKey, keyId: apnsKeyId, teamId: apnsTeamId, topic: apnsTopic, server: apnsServer,
+                trust: apnsTrust)
+        }
         configuration.cameraSpecs = try owner { try cameras.map(CameraSpec.init(parsing:)) }
         guard (1...86_400).contains(motionCooldown) else {
             throw ValidationError("--motion-cooldown is 1 to 86400 seconds.")

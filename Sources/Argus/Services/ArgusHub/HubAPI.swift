@@ -6,6 +6,7 @@ import DeviceIdentity
 import Foundation
 import Logging
 import OpenAPIRuntime
+import Prometheus
 
 /// The mobile API of docs/api/mobile-api.yaml, behind the generated `APIProtocol`: who may call what, the limits,
 /// and every refusal as the spec's `Error` with a message that says what to do.
@@ -16,6 +17,7 @@ struct HubAPI: APIProtocol {
     let limits: HubLimits
     let cameras: any HubCameras
     let version: String
+    let metrics: HubMetrics
     let logger: Logger
     let now: @Sendable () -> Date
 
@@ -45,6 +47,7 @@ struct HubAPI: APIProtocol {
         if let wait = await limits.admit("createPairingCode", key: caller.address, now: now()) {
             return .tooManyRequests(Self.tooMany(wait))
         }
+        metrics.pairingRequests.increment()
         let (code, expiresAt) = try database.createPairingCode(now: now())
         logger.info("pairing code made", metadata: ["expiresAt": "\(expiresAt)"])  // never the code itself
         return .ok(
@@ -74,13 +77,16 @@ struct HubAPI: APIProtocol {
             deviceType: (request.deviceType ?? .iphone).rawValue)
         switch try database.verifyPairingCode(request.pairingCode, device: device, now: at) {
         case .paired(let refreshToken):
+            metrics.pairingSuccess.increment()
             logger.info("device paired", metadata: ["device": "\(request.deviceId)"])
             return .ok(.init(body: .json(try await pair(deviceId: request.deviceId, refreshToken: refreshToken, at))))
         case .expired:
+            metrics.pairingFailed.increment()
             await limits.verifyFailed(client: client, now: at)
             return .badRequest(
                 .init(body: .json(Problem(detail: "Pairing code expired", code: "pairing_code_expired"))))
         case .invalid(let voided):
+            metrics.pairingFailed.increment()
             await limits.verifyFailed(client: client, now: at)
             if voided > 0 { logger.warning("a pairing code was voided after 5 wrong guesses") }
             return .badRequest(
@@ -98,6 +104,7 @@ struct HubAPI: APIProtocol {
                 Self.invalid("refresh_token must be the 43 characters /auth/verify or /auth/refresh gave."))
         }
         let at = now()
+        metrics.tokenRefresh.increment()
         if let wait = await limits.admit("refreshTokens", key: "device:" + request.deviceId, now: at) {
             return .tooManyRequests(Self.tooMany(wait))
         }

@@ -1,4 +1,5 @@
 import ArgusAPI
+public import ArgusPush
 import ArgusStore
 import ArgusTokens
 import DeviceIdentity
@@ -24,6 +25,8 @@ public struct HubConfiguration: Sendable {
     public var cameraSpecs: [CameraSpec] = []
     /// Seconds between two motion events of one camera.
     public var motionCooldown: Double = 30
+    /// Push notifications through APNs (nil: none).
+    public var push: APNsConfiguration?
     /// Called once the server listens, with its port and the certificate fingerprint the app pins.
     public var onReady: (@Sendable (_ port: Int, _ fingerprint: String) async -> Void)?
     /// The clock (tests move it).
@@ -61,14 +64,40 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
         throw HubError("\(error)")
     }
     let database = try ArgusDatabase(directory: directory)
+    let metrics = HubMetrics()
+    var push: HubPush?
+    if let apns = configuration.push {
+        do {
+            push = HubPush(
+                client: try await APNsClient(apns, logger: logger), database: database, metrics: metrics,
+                logger: logger)
+        } catch {
+            throw HubError("\(error)")
+        }
+    }
     let cameras = try HubCameraSet(
-        configuration.cameraSpecs, database: database, motionCooldown: configuration.motionCooldown, logger: logger)
+        configuration.cameraSpecs, database: database, motionCooldown: configuration.motionCooldown, logger: logger
+    ) { [push] event in
+        guard let push else { return }
+        Task { await push.notify(event) }  // never holds up the camera
+    }
     let api = HubAPI(
         database: database, tokens: await AccessTokens(privateKey: secrets.signingKey, keyId: secrets.keyId),
         adminKey: secrets.adminKey, limits: HubLimits(), cameras: cameras,
-        version: configuration.version, logger: logger, now: configuration.now)
+        version: configuration.version, metrics: metrics, logger: logger, now: configuration.now)
     let router = Router(context: HubRequestContext.self)
-    router.add(middleware: HubGate(logger: logger))
+    router.add(middleware: HubGate(logger: logger, metrics: metrics))
+    // Prometheus's text format, for this machine only (a scraper on the hub, or through an SSH tunnel).
+    router.get("/metrics") { _, _ -> Response in
+        guard Caller.current?.isLoopback == true else {
+            return HubGate<HubRequestContext>.error(
+                .forbidden, "/metrics is for the hub's own machine.", code: "forbidden")
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text)))
+    }
     try api.registerHandlers(on: router)
     let onReady = configuration.onReady
     let port = configuration.port

@@ -34,8 +34,18 @@ struct Caller: Sendable {
 struct HubGate<Context: RemoteAddressRequestContext>: RouterMiddleware {
     static var maximumBody: Int { 4 * 1024 }
     let logger: Logger
+    let metrics: HubMetrics
 
     func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        let response = try await answer(request, context: context, next: next)
+        metrics.request(endpoint: HubRoutes.template(for: request.uri.path[...]) ?? "other", took: .now - started)
+        return response
+    }
+
+    private func answer(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var request = request

@@ -1,3 +1,4 @@
+public import ArgusPush
 import ArgusStore
 import DeviceIdentityStore
 public import Foundation
@@ -33,6 +34,46 @@ public enum HubLaunch {
         var logger = Logger(label: "argus-hub")
         logger.logLevel = .info
         try await makeHubApplication(configuration, logger: logger).runService()
+    }
+
+    /// The APNs settings from `--apns-*`: nil when none is given; all of key, key id, team id and topic otherwise.
+    public static func push(
+        key: String?, keyId: String?, teamId: String?, topic: String?, server: String?, trust: String?
+    ) throws -> APNsConfiguration? {
+        let given = [key, keyId, teamId, topic].compactMap { $0 }
+        guard !given.isEmpty || server != nil || trust != nil else { return nil }
+        guard let key, let keyId, let teamId, let topic else {
+            throw HubError("push needs all of --apns-key FILE.p8, --apns-key-id, --apns-team-id and --apns-topic.")
+        }
+        for (name, value) in [("--apns-key-id", keyId), ("--apns-team-id", teamId)]
+        where value.count != 10 || !value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            throw HubError("\(name) is the 10 letters and digits Apple shows for it (\(value.prefix(20)) is not).")
+        }
+        let pem: String
+        do {
+            guard let text = try SecretFile.load(URL(fileURLWithPath: key)) else {
+                throw HubError("--apns-key \(key): no such file (the .p8 key from Apple's developer site).")
+            }
+            pem = text
+        } catch let error as IdentityStoreError {
+            throw HubError("--apns-key: \(error)")
+        }
+        var configuration = APNsConfiguration(teamId: teamId, keyId: keyId, privateKeyPEM: pem, topic: topic)
+        switch server {
+        case nil, "production": configuration.server = APNsConfiguration.production
+        case "sandbox": configuration.server = APNsConfiguration.sandbox
+        case let text?:
+            guard let url = URL(string: text), url.scheme == "https", url.host != nil else {
+                throw HubError("--apns-server is production, sandbox or an https:// URL (\(text.prefix(60)) is not).")
+            }
+            configuration.server = url
+        }
+        if let trust {
+            guard let text = try? String(contentsOfFile: trust, encoding: .utf8), text.contains("BEGIN CERTIFICATE")
+            else { throw HubError("--apns-trust \(trust): not a PEM certificate file.") }
+            configuration.trustRootsPEM = text
+        }
+        return configuration
     }
 
     /// `argus-hub pair`: the lines to print for a new code, with the fingerprint the app checks the hub by.

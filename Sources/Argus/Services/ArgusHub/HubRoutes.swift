@@ -19,14 +19,21 @@ enum HubRoutes {
     /// Every path template, as the YAML writes it.
     static var paths: [String] { table.map { "/" + $0.template.joined(separator: "/") } }
 
+    /// The template `path` matches ("/api/v1/mobile/events/{event_id}"), or nil.
+    static func template(for path: Substring) -> String? {
+        route(for: path).map { "/" + $0.template.joined(separator: "/") }
+    }
+
     /// The methods `path` answers to (empty: no such path). A literal segment beats a `{parameter}`.
-    static func methods(for path: Substring) -> [String] {
+    static func methods(for path: Substring) -> [String] { route(for: path)?.methods ?? [] }
+
+    private static func route(for path: Substring) -> (template: [String], methods: [String])? {
         let segments = path.split(separator: "?", maxSplits: 1).first.map { $0.split(separator: "/") } ?? []
         let matches = table.filter { route in
             route.template.count == segments.count
                 && zip(route.template, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
         }
         let literal = matches.first { !$0.template.contains { $0.hasPrefix("{") } }
-        return (literal ?? matches.first)?.methods ?? []
+        return literal ?? matches.first
     }
 }

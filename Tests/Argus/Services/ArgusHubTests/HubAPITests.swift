@@ -36,6 +36,17 @@ struct HubAPITests {
         #expect(next != refresh)
         let newAccess = try #require(try HubFixture.json(rotated)["access_token"] as? String)
         #expect(try await hub.call("GET", "/api/v1/mobile/cameras", token: newAccess).status == 200)
+        // the seed's metrics, for this machine
+        let metrics = try await hub.call("GET", "/metrics")
+        #expect(metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain") == true)
+        for line in [
+            "mobile_pairing_requests 1", "mobile_pairing_success 1", "mobile_pairing_failed 0",
+            "mobile_token_refresh 1",
+            #"mobile_api_requests_count{endpoint="/api/v1/mobile/events"} 2"#,
+            #"mobile_api_requests_count{endpoint="/api/v1/mobile/cameras"} 1"#,
+        ] {
+            #expect(metrics.text.contains(line), "\(line) in:\n\(metrics.text)")
+        }
 
         // another device cannot use the token; a replay a minute later is reuse, and the family goes
         let otherDevice = try await hub.call(
