@@ -195,7 +195,7 @@ let platformTargets: [Target] = [
     // Connectivity from the kernel (rtnetlink link and route events, not polling) and an online judgement.
     platform.adapter("NetworkWatch", ["CNetlink"]),
     platform.adapter("QRCode", ["CQREncode"]),
-    platform.adapter("ServiceDiscovery", ["CDNSSD"]),
+    platform.adapter("ServiceDiscovery", ["CDNSSD", logging, serviceLifecycle]),
     platform.adapter("SystemdUnit"),
     // Single key presses on an interactive terminal (raw mode through termios).
     platform.adapter("Terminal", [logging]),
@@ -470,7 +470,8 @@ let argusTargets: [Target] = [
         [
             "ArgusAPI", "ArgusAuth", "ArgusPictures", "ArgusPush", "ArgusStore", "ArgusTokens", "ArgusVision",
             "DeviceIdentity",
-            "DeviceIdentityStore", "VideoCapture", crypto, hummingbird, hummingbirdCore, hummingbirdTLS, jwtKit,
+            "DeviceIdentityStore", "ServiceDiscovery", "VideoCapture", crypto, hummingbird, hummingbirdCore,
+            hummingbirdTLS, jwtKit,
             logging,
             nioSSL, openAPIHummingbird, openAPIRuntime, prometheus, serviceLifecycle,
         ]),

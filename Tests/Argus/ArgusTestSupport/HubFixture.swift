@@ -18,6 +18,7 @@ public final class HubFixture: Sendable {
         configuration.port = 0
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         configuration.plainHTTP = true
+        configuration.advertises = false
         configuration.host = "127.0.0.1"
         configuration.onReady = { port, _ in continuation.yield(port) }
         try adjust(&configuration)

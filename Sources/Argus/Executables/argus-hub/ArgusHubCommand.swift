@@ -75,11 +75,22 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PEM certificates to trust for --apns-server instead of the system's (a private server).")
     var apnsTrust: String?
 
+    @Option(help: "The hub's name on the LAN (Bonjour _argus._tcp; default: Argus on HOSTNAME).")
+    var name: String?
+
+    @Flag(help: "Do not announce the hub on the LAN (Bonjour).")
+    var noBonjour = false
+
     @Flag(help: "Print one JSON object per line on stdout ({\"event\":\"ready\",\"port\":…} once listening).")
     var json = false
 
     func run() async throws {
         var configuration = HubConfiguration(dataDirectory: data.url)
+        configuration.advertises = !noBonjour
+        if let name {
+            guard (1...63).contains(name.utf8.count) else { throw ValidationError("--name is 1 to 63 bytes.") }
+            configuration.serviceName = name
+        }
         configuration.push = try owner {
             try HubLaunch.push(
                 key: apnsKey, keyId: apnsKeyId, teamId: apnsTeamId, topic: apnsTopic, server: apnsServer,

@@ -10,6 +10,8 @@ import HummingbirdTLS
 public import Logging
 import NIOSSL
 import OpenAPIHummingbird
+import ServiceDiscovery
+import ServiceLifecycle
 
 /// What an `argus-hub` run serves.
 public struct HubConfiguration: Sendable {
@@ -27,6 +29,10 @@ public struct HubConfiguration: Sendable {
     public var motionCooldown: Double = 30
     /// Push notifications through APNs (nil: none).
     public var push: APNsConfiguration?
+    /// Announce `_argus._tcp` on the LAN (Bonjour), with the certificate fingerprint in its TXT record.
+    public var advertises = true
+    /// The name the LAN sees.
+    public var serviceName = "Argus on \(ProcessInfo.processInfo.hostName)"
     /// Called once the server listens, with its port and the certificate fingerprint the app pins.
     public var onReady: (@Sendable (_ port: Int, _ fingerprint: String) async -> Void)?
     /// The clock (tests move it).
@@ -102,6 +108,16 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
     let onReady = configuration.onReady
     let port = configuration.port
     let fingerprint = secrets.certificateFingerprint
+    var services: [any Service] = [cameras]
+    let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
+    if configuration.advertises {
+        services.append(
+            ServiceAnnouncement(
+                serviceType: "_argus._tcp", instanceName: configuration.serviceName,
+                txt: [
+                    "v": "1", "path": "/api/v1/mobile", "tls": configuration.plainHTTP ? "0" : "1", "fp": fingerprint,
+                ], ports: ports, logger: logger))
+    }
     let server: HTTPServerBuilder
     if configuration.plainHTTP {
         server = .http1()
@@ -116,8 +132,13 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
         router: router, server: server,
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: port), serverName: "argus-hub"),
-        services: [cameras],
-        onServerRunning: { channel in await onReady?(channel.localAddress?.port ?? port, fingerprint) },
+        services: services,
+        onServerRunning: { channel in
+            let listening = channel.localAddress?.port ?? port
+            announcePort.yield(listening)
+            announcePort.finish()
+            await onReady?(listening, fingerprint)
+        },
         logger: logger)
 }
 

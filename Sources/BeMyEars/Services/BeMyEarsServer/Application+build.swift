@@ -66,7 +66,8 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
         })
     let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
     if configuration.advertisesService {
-        services.append(BonjourAdvertisement(ports: ports, instanceName: configuration.serviceName, logger: logger))
+        services.append(
+            BonjourAdvertisement.make(ports: ports, instanceName: configuration.serviceName, logger: logger))
     }
     let onReady = configuration.onReady
     var app = Application(

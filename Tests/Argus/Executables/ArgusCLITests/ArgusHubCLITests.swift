@@ -15,7 +15,7 @@ struct ArgusHubCLITests {
     {
         let process = try BackgroundProcess(
             try Subprocess.builtProduct("argus-hub"),
-            ["--http", "--port", "0", "--json", "--data-dir", directory.path] + more)
+            ["--http", "--port", "0", "--json", "--no-bonjour", "--data-dir", directory.path] + more)
         let ready = try await process.ready("argus-hub") { $0.contains(#""event":"ready""#) }
         let json = try #require(try JSONSerialization.jsonObject(with: Data(ready.utf8)) as? [String: Any])
         let port = try #require(json["port"] as? Int)
@@ -73,7 +73,7 @@ struct ArgusHubCLITests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let hub = try BackgroundProcess(
             try Subprocess.builtProduct("argus-hub"),
-            ["--host", "127.0.0.1", "--port", "0", "--json", "--data-dir", directory.path])
+            ["--host", "127.0.0.1", "--port", "0", "--json", "--no-bonjour", "--data-dir", directory.path])
         let ready = try await hub.ready("argus-hub") { $0.contains(#""event":"ready""#) }
         let json = try #require(try JSONSerialization.jsonObject(with: Data(ready.utf8)) as? [String: Any])
         let port = try #require(json["port"] as? Int)
@@ -94,6 +94,42 @@ struct ArgusHubCLITests {
         let plain = try? await LoopbackHTTP.get("http://127.0.0.1:\(port)/health")
         #expect(plain == nil || plain?.status != 200)
         _ = await hub.stop()
+    }
+
+    @Test("_argus._tcp as python-zeroconf sees it from another host: port, path, TLS and the fingerprint to pin")
+    func bonjour() async throws {
+        guard MDNSNetwork.available(for: "ArgusHubCLITests.bonjour"),
+            InteropPeers.pythonAvailable(for: "ArgusHubCLITests.bonjour")
+        else { return }
+        let directory = try Subprocess.temporaryDirectory("argus-bonjour")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await MDNSNetwork.with(avahiIn: ["a"]) { network in
+            let hub = try network.start(
+                network.a, try Subprocess.builtProduct("argus-hub"),
+                [
+                    "--host", MDNSNetwork.addressA, "--port", "0", "--json", "--name", "Argus at home", "--data-dir",
+                    directory.path,
+                ])
+            let ready = try await hub.ready("argus-hub") { $0.contains(#""event":"ready""#) }
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(ready.utf8)) as? [String: Any])
+            let browser = try network.zeroconfPeer(
+                network.b, ["browse", "--type", "_argus._tcp.local.", "--seconds", "20"])
+            try await browser.ready("zeroconf_peer.py browse") { $0.contains(#""event": "ready""#) }
+            let added = await browser.line(timeout: .seconds(20)) { $0.contains(#""event": "add""#) }
+            let event = try #require(
+                added.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] },
+                "zeroconf: \(browser.output) \(browser.errorOutput)\nhub: \(hub.errorOutput)")
+            #expect(event["port"] as? Int == json["port"] as? Int)
+            #expect((event["name"] as? String)?.hasPrefix("Argus at home") == true)
+            #expect(
+                event["txt"] as? [String: String] == [
+                    "v": "1", "path": "/api/v1/mobile", "tls": "1", "fp": json["certFingerprint"] as? String ?? "?",
+                ])
+            #expect(await hub.stop(grace: .seconds(10)) == 0)
+            let removed = await browser.line(timeout: .seconds(10)) { $0.contains(#""event": "remove""#) }
+            #expect(removed != nil, "the advertisement was not withdrawn: \(browser.output)")
+            await browser.stop()
+        }
     }
 
     @Test("schemathesis: every check and phase, stateful runs over the spec's links, against the running hub")
