@@ -51,6 +51,8 @@ PIP_TEST_PACKAGES += schemathesis==4.32.5 anyio==4.16.0 click==8.5.1 graphql-cor
 	hypothesis==6.170.17 hypothesis-graphql==0.13.5 iniconfig==2.3.1 jsonschema_rs==0.60.3 markdown-it-py==4.3.0 \
 	MarkupSafe==3.0.4 mdurl==0.1.2 packaging==26.4 pluggy==1.7.0 Pygments==2.21.0 pyrate-limiter==4.5.1 \
 	pytest==9.2.0 PyYAML==6.0.4 rich==15.0.0 Werkzeug==3.1.9
+# Argus push: a local APNs stand-in (HTTP/2 over TLS with the pure-Python h2).
+PIP_TEST_PACKAGES += h2==4.4.1 hyperframe==6.1.0 hpack==4.2.0
 SECONDS ?= 600
 DEMO_DIR := .demo
 

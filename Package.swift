@@ -478,14 +478,16 @@ let argusTargets: [Target] = [
     argus.executable("argus-hub", ["ArgusHub", argumentParser]),
 ]
 let argusTests: [Target] = [
-    argus.testSupport(["ArgusHub", "ArgusTokens", "TestSupport", hummingbird, jwtKit, logging]),
+    argus.testSupport(["ArgusHub", "ArgusPush", "ArgusTokens", "TestSupport", hummingbird, jwtKit, logging]),
     argus.tests(.core, "ArgusAuth"),
     argus.tests(.core, "ArgusVision"),
     argus.tests(.adapters, "ArgusTokens", ["ArgusAuth", crypto, jwtKit]),
     argus.tests(.adapters, "ArgusStore", ["ArgusAuth"]),
     argus.tests(.adapters, "ArgusPictures"),
+    argus.tests(.adapters, "ArgusPush", [logging]),
     argus.tests(
-        .services, "ArgusHub", ["ArgusAuth", "ArgusStore", "ArgusTokens", "VideoCapture", crypto, jwtKit, nioCore]),
+        .services, "ArgusHub",
+        ["ArgusAuth", "ArgusPush", "ArgusStore", "ArgusTokens", "VideoCapture", crypto, jwtKit, nioCore]),
     argus.tests(.executables, named: "ArgusCLITests", ["argus-hub"]),
 ]
 

@@ -81,11 +81,18 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
             throw HubError("\(error)")
         }
     }
-    let cameras = try HubCameraSet(
-        configuration.cameraSpecs, database: database, motionCooldown: configuration.motionCooldown, logger: logger
-    ) { [push] event in
-        guard let push else { return }
-        Task { await push.notify(event) }  // never holds up the camera
+    let cameras: HubCameraSet
+    do {
+        cameras = try HubCameraSet(
+            configuration.cameraSpecs, database: database, motionCooldown: configuration.motionCooldown,
+            logger: logger
+        ) { [push] event in
+            guard let push else { return }
+            Task { await push.notify(event) }  // never holds up the camera
+        }
+    } catch {
+        await push?.close()  // its connection pool must be closed before it goes
+        throw error
     }
     let api = HubAPI(
         database: database, tokens: await AccessTokens(privateKey: secrets.signingKey, keyId: secrets.keyId),
@@ -109,6 +116,7 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
     let port = configuration.port
     let fingerprint = secrets.certificateFingerprint
     var services: [any Service] = [cameras]
+    if let push { services.append(push) }
     let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
     if configuration.advertises {
         services.append(

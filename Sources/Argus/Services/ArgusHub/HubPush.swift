@@ -3,6 +3,7 @@ import ArgusStore
 import Foundation
 import Logging
 import Prometheus
+import ServiceLifecycle
 
 /// Every event pushed to every paired device that registered a token, at once and side by side; a token APNs
 /// calls unregistered or bad is forgotten. Nothing here ever holds up the API or the cameras: the camera set hands
@@ -50,5 +51,18 @@ actor HubPush {
                 logger.warning("a push was not delivered", metadata: ["reason": "\(reason)"])
             }
         }
+    }
+}
+
+extension HubPush: Service {
+    /// Holds the APNs connection for the hub's lifetime and closes it on shutdown.
+    nonisolated func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    /// Closes the APNs connection (once the hub stops, or when it could not start).
+    nonisolated func close() async {
+        await client.shutdown()
     }
 }
