@@ -32,6 +32,9 @@ let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto"
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
+let openAPIAsyncHTTPClient: Target.Dependency = .product(
+    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
 let hummingbirdTLS: Target.Dependency = .product(name: "HummingbirdTLS", package: "hummingbird")
 let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
@@ -462,6 +465,9 @@ let argusTargets: [Target] = [
     argus.adapter("ArgusPictures", ["GStreamer"]),
     // Push notifications through APNs: HTTP/2 (async-http-client), ES256 provider tokens (jwt-kit).
     argus.adapter("ArgusPush", [asyncHTTPClient, jwtKit, logging, nioCore, nioHTTP1, nioSSL]),
+    // An app's HTTP transport to one hub: its self-signed certificate pinned by fingerprint (AsyncHTTPClient).
+    argus.adapter(
+        "ArgusClientTransport", [asyncHTTPClient, crypto, nioCore, nioPosix, nioSSL, openAPIAsyncHTTPClient]),
     // The hub's SQLite database (GRDB): devices, refresh tokens, pairing codes, cameras, events and thumbnails.
     argus.adapter("ArgusStore", ["ArgusAuth", grdb]),
     // The hub: the generated API served by Hummingbird over the store, the tokens and the cameras.
@@ -475,7 +481,10 @@ let argusTargets: [Target] = [
             logging,
             nioSSL, openAPIHummingbird, openAPIRuntime, prometheus, serviceLifecycle,
         ]),
+    // An app's side of the mobile API (pairing, tokens refreshed and rotated, retries) over the generated client.
+    argus.service("ArgusClient", ["ArgusAPI", "ArgusClientTransport", openAPIRuntime, httpTypes]),
     argus.executable("argus-hub", ["ArgusHub", argumentParser]),
+    argus.executable("argus", ["ArgusClient", argumentParser]),
 ]
 let argusTests: [Target] = [
     argus.testSupport(["ArgusHub", "ArgusPush", "ArgusTokens", "TestSupport", hummingbird, jwtKit, logging]),
@@ -488,7 +497,8 @@ let argusTests: [Target] = [
     argus.tests(
         .services, "ArgusHub",
         ["ArgusAuth", "ArgusPush", "ArgusStore", "ArgusTokens", "VideoCapture", crypto, jwtKit, nioCore]),
-    argus.tests(.executables, named: "ArgusCLITests", ["argus-hub"]),
+    argus.tests(.services, "ArgusClient", ["ArgusAPI", "ArgusClientTransport", "ArgusHub"]),
+    argus.tests(.executables, named: "ArgusCLITests", ["argus-hub", "argus"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing
@@ -549,7 +559,7 @@ let runnable =
     [
         "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark",
         "stream-benchmark",
-        "bemyears-benchmark", "toukan", "toukan-server", "toukan-benchmark", "safety-benchmark", "argus-hub",
+        "bemyears-benchmark", "toukan", "toukan-server", "toukan-benchmark", "safety-benchmark", "argus-hub", "argus",
     ]
 
 let package = Package(
@@ -575,6 +585,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: targets
 )

@@ -85,6 +85,9 @@ public actor APNsClient {
     private let logger: Logger
     private let now: @Sendable () -> Date
     private var token: (jwt: String, madeAt: Date)?
+    /// A token being made: pushes sent side by side wait for the same one (Apple throttles a key whose tokens
+    /// change too often).
+    private var making: Task<String, any Error>?
 
     /// - Throws: ``PushConfigurationError`` when the key is not a P-256 PKCS#8 key or the trust roots do not parse.
     public init(
@@ -166,14 +169,20 @@ public actor APNsClient {
         }
     }
 
-    /// The current provider token, made anew when older than ``tokenLifetime``.
+    /// The current provider token, made anew when older than ``tokenLifetime``; one at a time.
     private func providerToken() async throws -> String {
         let at = now()
         if let token, at.timeIntervalSince(token.madeAt) < Self.tokenLifetime { return token.jwt }
+        if let making { return try await making.value }
         let claims = ProviderClaims(
             iss: IssuerClaim(value: configuration.teamId),
             iat: IssuedAtClaim(value: Date(timeIntervalSince1970: at.timeIntervalSince1970.rounded(.down))))
-        let jwt = try await keys.sign(claims, kid: JWKIdentifier(string: configuration.keyId))
+        let keys = keys
+        let kid = JWKIdentifier(string: configuration.keyId)
+        let task = Task { try await keys.sign(claims, kid: kid) }
+        making = task
+        defer { making = nil }
+        let jwt = try await task.value
         token = (jwt, at)
         logger.debug("APNs provider token made")
         return jwt

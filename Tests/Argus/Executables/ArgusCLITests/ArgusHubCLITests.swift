@@ -96,6 +96,69 @@ struct ArgusHubCLITests {
         _ = await hub.stop()
     }
 
+    @Test(
+        "argus, the client: pairs over TLS by code and pinned fingerprint, lists events, saves a thumbnail; a wrong pin sends nothing"
+    )
+    func client() async throws {
+        let directory = try Subprocess.temporaryDirectory("argus-client-hub")
+        let config = try Subprocess.temporaryDirectory("argus-client")
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: config)
+        }
+        let hub = try BackgroundProcess(
+            try Subprocess.builtProduct("argus-hub"),
+            [
+                "--host", "127.0.0.1", "--port", "0", "--json", "--no-bonjour", "--camera", "Garden=test",
+                "--motion-cooldown", "1", "--data-dir", directory.path,
+            ])
+        let ready = try await hub.ready("argus-hub") { $0.contains(#""event":"ready""#) }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(ready.utf8)) as? [String: Any])
+        let address = "https://127.0.0.1:\(try #require(json["port"] as? Int))"
+        let paired = try await Self.argusHub(["pair", "--json", "--data-dir", directory.path])
+        let code = try #require(
+            try JSONSerialization.jsonObject(with: Data(paired.stdoutText.utf8)) as? [String: Any])
+        let argus = try Subprocess.builtProduct("argus")
+        let common = ["--config-dir", config.path]
+
+        let wrongPin = try await Subprocess.run(
+            argus,
+            ["pair", "--hub", address, "--fingerprint", String(repeating: "ab", count: 32), "--code", "123456"] + common
+        )
+        #expect(
+            wrongPin.status == 1 && wrongPin.stderrText.contains("not the one paired with"), "\(wrongPin.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: config.appendingPathComponent("session.json").path))
+
+        let pair = try await Subprocess.run(
+            argus,
+            [
+                "pair", "--hub", address, "--fingerprint", code["cert_fingerprint"] as? String ?? "", "--code",
+                code["pairing_code"] as? String ?? "", "--name", "Test laptop",
+            ] + common)
+        #expect(pair.status == 0 && pair.stdoutText.contains("Paired with 127.0.0.1"), "\(pair.stderrText)")
+        let mode =
+            try FileManager.default.attributesOfItem(
+                atPath: config.appendingPathComponent("session.json").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let events: [String] = try await awaitValue("events through argus", timeout: .seconds(30)) {
+            let listed = try await Subprocess.run(argus, ["events", "--json"] + common)
+            let lines = listed.stdoutText.split(separator: "\n").map(String.init)
+            return lines.count >= 2 ? lines : nil
+        }
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(events[0].utf8)) as? [String: Any])
+        #expect(first["camera_name"] as? String == "Garden")
+        let file = config.appendingPathComponent("thumb.jpg").path
+        let thumbnail = try await Subprocess.run(
+            argus, ["thumbnail", first["id"] as? String ?? "", "--output", file] + common)
+        #expect(thumbnail.status == 0, "\(thumbnail.stderrText)")
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(jpeg.count <= 50_000 && jpeg.starts(with: [0xFF, 0xD8]))
+        let cameras = try await Subprocess.run(argus, ["cameras"] + common)
+        #expect(cameras.stdoutText.contains("Garden (test, online)"), "\(cameras.stdoutText)")
+        _ = await hub.stop()
+    }
+
     @Test("_argus._tcp as python-zeroconf sees it from another host: port, path, TLS and the fingerprint to pin")
     func bonjour() async throws {
         guard MDNSNetwork.available(for: "ArgusHubCLITests.bonjour"),
