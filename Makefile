@@ -158,6 +158,8 @@ bench: deps-test
 	$(SWIFT) build -c release --product toukan-benchmark
 	$(SWIFT) build -c release --product cribcall
 	$(SWIFT) build -c release --product safety-benchmark
+	$(SWIFT) build -c release --product argus-hub
+	$(SWIFT) build -c release --product argus-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/sound-detection-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/alert-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/stream-benchmark
@@ -165,6 +167,7 @@ bench: deps-test
 	$$($(SWIFT) build -c release --show-bin-path)/bemyears-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/toukan-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/safety-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/argus-benchmark
 
 fuzz: check-swift
 	./Fuzz/run.sh $(or $(SECONDS),600) $(or $(TARGET),control-channel)

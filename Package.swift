@@ -538,6 +538,12 @@ let tools: [Target] = [
     tool("bemyears-benchmark", ["BenchmarkSupport", hummingbirdWSClient, nioWebSocket, logging]),
     tool("toukan-benchmark", ["BenchmarkSupport", "ToukanCore", "ToukanUploader", nioCore, nioPosix]),
     tool(
+        "argus-benchmark",
+        [
+            "ArgusClientTransport", "ArgusStore", "BenchmarkSupport", asyncHTTPClient, nioCore, nioHTTP1,
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ]),
+    tool(
         "safety-benchmark",
         [
             "AudioCapture", "BenchmarkSupport", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
@@ -560,6 +566,7 @@ let runnable =
         "cribcall", "bemyears-server", "sound-detection-benchmark", "quic-benchmark", "alert-benchmark",
         "stream-benchmark",
         "bemyears-benchmark", "toukan", "toukan-server", "toukan-benchmark", "safety-benchmark", "argus-hub", "argus",
+        "argus-benchmark",
     ]
 
 let package = Package(
