@@ -145,6 +145,10 @@ demo: deps-demo
 	@TOUKAN=$$($(SWIFT) build -c release --show-bin-path)/toukan \
 		TOUKAN_SERVER_BIN=$$($(SWIFT) build -c release --show-bin-path)/toukan-server DEMO_DIR=$(DEMO_DIR) \
 		./scripts/demo-toukan.sh
+	$(SWIFT) build -c release --product argus-hub
+	$(SWIFT) build -c release --product argus
+	@ARGUS_HUB=$$($(SWIFT) build -c release --show-bin-path)/argus-hub \
+		ARGUS=$$($(SWIFT) build -c release --show-bin-path)/argus DEMO_DIR=$(DEMO_DIR) ./scripts/demo-argus.sh
 
 bench: deps-test
 	$(SWIFT) build -c release --product sound-detection-benchmark

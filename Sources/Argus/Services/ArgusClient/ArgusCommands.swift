@@ -27,7 +27,7 @@ public enum ArgusCommands {
         defer { Task { await transport.shutdown() } }
         let device = deviceId ?? "argus-cli-" + UUID().uuidString.lowercased().prefix(8)
         let session = try await ArgusSession.pair(
-            code: digits, deviceName: name, deviceId: String(device), hub: url,
+            code: digits, deviceName: name, deviceId: String(device), deviceType: .other, hub: url,
             fingerprint: fingerprint.lowercased().filter(\.isHexDigit), transport: transport.transport,
             store: FileSessionStore(directory: config))
         return "Paired with \(url.host ?? hub) as \(await session.deviceId); tokens kept in "

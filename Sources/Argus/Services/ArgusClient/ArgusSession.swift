@@ -66,14 +66,16 @@ public actor ArgusSession {
 
     /// Pairs this device with the hub at `client`'s server using `code`, and saves the session.
     public static func pair(
-        code: String, deviceName: String, deviceId: String, hub: URL, fingerprint: String,
-        transport: any ClientTransport, store: any SessionStore, now: @escaping @Sendable () -> Date = { Date() }
+        code: String, deviceName: String, deviceId: String, deviceType: Components.Schemas.DeviceType = .iphone,
+        hub: URL, fingerprint: String, transport: any ClientTransport, store: any SessionStore,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> ArgusSession {
         let client = Client(serverURL: hub, transport: transport)
         let answer: Operations.VerifyPairingCode.Output
         do {
             answer = try await client.verifyPairingCode(
-                body: .json(.init(pairingCode: code, deviceName: deviceName, deviceId: deviceId)))
+                body: .json(
+                    .init(pairingCode: code, deviceName: deviceName, deviceId: deviceId, deviceType: deviceType)))
         } catch {
             throw ArgusClientError.unreachable("\(error)")
         }
