@@ -476,13 +476,13 @@ let argusTargets: [Target] = [
         [
             "ArgusAPI", "ArgusAuth", "ArgusPictures", "ArgusPush", "ArgusStore", "ArgusTokens", "ArgusVision",
             "DeviceIdentity",
-            "DeviceIdentityStore", "ServiceDiscovery", "VideoCapture", crypto, hummingbird, hummingbirdCore,
+            "DeviceIdentityStore", "QRCode", "ServiceDiscovery", "VideoCapture", crypto, hummingbird, hummingbirdCore,
             hummingbirdTLS, jwtKit,
             logging,
             nioSSL, openAPIHummingbird, openAPIRuntime, prometheus, serviceLifecycle,
         ]),
     // An app's side of the mobile API (pairing, tokens refreshed and rotated, retries) over the generated client.
-    argus.service("ArgusClient", ["ArgusAPI", "ArgusClientTransport", openAPIRuntime, httpTypes]),
+    argus.service("ArgusClient", ["ArgusAPI", "ArgusAuth", "ArgusClientTransport", openAPIRuntime, httpTypes]),
     argus.executable("argus-hub", ["ArgusHub", argumentParser]),
     argus.executable("argus", ["ArgusClient", argumentParser]),
 ]

@@ -119,11 +119,14 @@ struct Pair: AsyncParsableCommand {
 
     @OptionGroup var data: DataOptions
 
-    @Flag(help: "Print {\"pairing_code\",\"expires_at\",\"expires_in_seconds\"} instead of text.")
+    @Flag(help: "Print {\"pairing_code\",\"expires_at\",\"expires_in_seconds\",\"cert_fingerprint\"} instead of text.")
     var json = false
 
+    @Option(help: "Also show a QR code for the app to scan: HOST:PORT, the address a phone reaches the hub at.")
+    var qrAddress: String?
+
     func run() async throws {
-        for line in try owner({ try HubLaunch.pair(data.url, json: json) }) { print(line) }
+        for line in try owner({ try HubLaunch.pair(data.url, json: json, qrAddress: qrAddress) }) { print(line) }
     }
 }
 

@@ -36,17 +36,28 @@ func client<T>(_ body: () async throws -> T) async throws -> T {
 struct Pair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Pair with a hub by the code and fingerprint it shows.")
     @OptionGroup var config: ConfigOptions
-    @Option(help: "The hub: https://HOST:PORT.") var hub: String
-    @Option(help: "The hub's certificate fingerprint (64 hex digits; spaces allowed).") var fingerprint: String
-    @Option(help: "The 6-digit pairing code.") var code: String
+    @Option(help: "The hub: https://HOST:PORT.") var hub: String?
+    @Option(help: "The hub's certificate fingerprint (64 hex digits; spaces allowed).") var fingerprint: String?
+    @Option(help: "The 6-digit pairing code.") var code: String?
+    @Option(help: "Instead of the three above: the text of the hub's pairing QR code.") var qr: String?
     @Option(help: "This device's name on the hub.") var name = "argus on \(ProcessInfo.processInfo.hostName)"
     @Option(help: "This device's id (default: a new one).") var deviceId: String?
+
+    func validate() throws {
+        guard qr != nil || (hub != nil && fingerprint != nil && code != nil) else {
+            throw ValidationError("give --hub, --fingerprint and --code (what argus-hub pair shows), or --qr")
+        }
+    }
 
     func run() async throws {
         print(
             try await client {
-                try await ArgusCommands.pair(
-                    hub: hub, fingerprint: fingerprint, code: code, name: name, deviceId: deviceId, config: config.url)
+                if let qr {
+                    return try await ArgusCommands.pair(qr: qr, name: name, deviceId: deviceId, config: config.url)
+                }
+                return try await ArgusCommands.pair(
+                    hub: hub ?? "", fingerprint: fingerprint ?? "", code: code ?? "", name: name, deviceId: deviceId,
+                    config: config.url)
             })
     }
 }

@@ -1,4 +1,5 @@
 import ArgusAPI
+import ArgusAuth
 import ArgusClientTransport
 public import Foundation
 
@@ -13,6 +14,16 @@ public enum ArgusCommands {
             return URL(fileURLWithPath: xdg).appendingPathComponent("argus", isDirectory: true)
         }
         return URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".config/argus", isDirectory: true)
+    }
+
+    /// `argus pair --qr TEXT`: the same, with what the hub's pairing QR code carries.
+    public static func pair(qr: String, name: String, deviceId: String?, config: URL) async throws -> String {
+        guard let scanned = PairingQR(scanned: qr) else {
+            throw ArgusClientError.invalid("--qr is the text of the QR code `argus-hub pair --qr-address` shows")
+        }
+        return try await pair(
+            hub: scanned.hub, fingerprint: scanned.fp, code: scanned.code, name: name, deviceId: deviceId,
+            config: config)
     }
 
     /// `argus pair`: checks the hub's certificate against `fingerprint`, exchanges `code` for tokens, saves them.

@@ -1,9 +1,11 @@
+import ArgusAuth
 public import ArgusPush
 import ArgusStore
 import DeviceIdentityStore
 public import Foundation
 import Hummingbird
 import Logging
+import QRCode
 
 /// Every `argus-hub` command as a function: the executable only parses arguments and calls these.
 public enum HubLaunch {
@@ -76,19 +78,40 @@ public enum HubLaunch {
         return configuration
     }
 
-    /// `argus-hub pair`: the lines to print for a new code, with the fingerprint the app checks the hub by.
-    public static func pair(_ directory: URL, json: Bool) throws -> [String] {
+    /// `argus-hub pair`: the lines to print for a new code, with the fingerprint the app checks the hub by; with
+    /// `qrAddress` (HOST:PORT the phone reaches the hub at) also a QR code of all three for the app to scan.
+    public static func pair(_ directory: URL, json: Bool, qrAddress: String? = nil) throws -> [String] {
         let admin = try HubAdmin(dataDirectory: directory)
-        let (code, expiresAt) = try admin.pair()
         let fingerprint = try HubSecrets.loadOrCreate(directory: directory).certificateFingerprint
-        let when = ISO8601DateFormatter().string(from: expiresAt)
-        if json {
-            return [
-                #"{"pairing_code":"\#(code)","expires_at":"\#(when)","expires_in_seconds":300,"#
-                    + #""cert_fingerprint":"\#(fingerprint)"}"#
-            ]
+        var hub: String?
+        if let qrAddress {
+            guard let url = URL(string: "https://\(qrAddress)"), url.host != nil, url.port != nil else {
+                throw HubError(
+                    "--qr-address is HOST:PORT, the address a phone reaches this hub at (\(qrAddress.prefix(60)))")
+            }
+            hub = url.absoluteString
         }
-        return [
+        let (code, expiresAt) = try admin.pair()
+        let when = ISO8601DateFormatter().string(from: expiresAt)
+        let qrText = hub.map { PairingQR(hub: $0, fingerprint: fingerprint, code: code).text }
+        if json {
+            var object: [String: Any] = [
+                "pairing_code": code, "expires_at": when, "expires_in_seconds": 300, "cert_fingerprint": fingerprint,
+            ]
+            if let qrText { object["qr"] = qrText }
+            let data = try JSONSerialization.data(withJSONObject: object, options: .sortedKeys)
+            return [String(decoding: data, as: UTF8.self)]
+        }
+        var lines: [String] = []
+        if let qrText {
+            do {
+                lines.append(try QRCodeEncoder.encode(qrText).terminalText())
+            } catch {
+                throw HubError("the QR code could not be made: \(error)")
+            }
+            lines.append("Scan it with the app, or type:")
+        }
+        return lines + [
             "Pairing code: \(code.prefix(3)) \(code.suffix(3))",
             "Type it into the app within 5 minutes (until \(when)); it works once.",
             "The app checks the hub by its certificate fingerprint: \(grouped(fingerprint))",

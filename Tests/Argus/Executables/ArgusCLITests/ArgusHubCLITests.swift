@@ -156,6 +156,24 @@ struct ArgusHubCLITests {
         #expect(jpeg.count <= 50_000 && jpeg.starts(with: [0xFF, 0xD8]))
         let cameras = try await Subprocess.run(argus, ["cameras"] + common)
         #expect(cameras.stdoutText.contains("Garden (test, online)"), "\(cameras.stdoutText)")
+
+        // the QR code carries address, pin and code: what a phone scans instead of typing
+        let port = try #require(json["port"] as? Int)
+        let shown = try await Self.argusHub(["pair", "--qr-address", "127.0.0.1:\(port)", "--data-dir", directory.path])
+        #expect(shown.status == 0 && shown.stdoutText.contains("Scan it with the app"), "\(shown.stderrText)")
+        #expect(shown.stdoutText.contains("█") || shown.stdoutText.contains("▀"), "a QR code in the terminal")
+        let qr = try await Self.argusHub([
+            "pair", "--json", "--qr-address", "127.0.0.1:\(port)", "--data-dir", directory.path,
+        ])
+        let qrText = try #require(
+            (try JSONSerialization.jsonObject(with: Data(qr.stdoutText.utf8)) as? [String: Any])?["qr"] as? String)
+        #expect(qrText.contains(#""hub":"https://127.0.0.1:\#(port)""#), "\(qrText)")
+        let second = try Subprocess.temporaryDirectory("argus-client-qr")
+        defer { try? FileManager.default.removeItem(at: second) }
+        let scanned = try await Subprocess.run(argus, ["pair", "--qr", qrText, "--config-dir", second.path])
+        #expect(scanned.status == 0 && scanned.stdoutText.contains("Paired with"), "\(scanned.stderrText)")
+        let notOurs = try await Subprocess.run(argus, ["pair", "--qr", #"{"monitor":1}"#, "--config-dir", second.path])
+        #expect(notOurs.status == 1 && notOurs.stderrText.contains("--qr is the text"), "\(notOurs.stderrText)")
         _ = await hub.stop()
     }
 
