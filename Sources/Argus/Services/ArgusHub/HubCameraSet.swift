@@ -12,7 +12,8 @@ public struct CameraSpec: Sendable, Hashable {
     public var name: String
     public var source: VideoSourceSpec
 
-    /// `test`, `v4l2`, `v4l2:/dev/video1`, `file:PATH`, each optionally named: `Front door=v4l2:/dev/video0`.
+    /// `test`, `v4l2`, `v4l2:/dev/video1`, `file:PATH`, `rtsp://HOST/PATH`, each optionally named:
+    /// `Front door=v4l2:/dev/video0`.
     public init(parsing text: String) throws {
         var name: String?
         var spec = text
@@ -30,6 +31,7 @@ public struct CameraSpec: Sendable, Hashable {
         case .camera(let device): self.name = name ?? "Camera \(device ?? "/dev/video0")"
         case .file(let path): self.name = name ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         case .pushed: self.name = name ?? "Pushed frames"
+        case .network(let url): self.name = name ?? "Camera at \(URL(string: url)?.host ?? "the network")"
         }
         guard (1...64).contains(self.name.count) else {
             throw HubError("--camera \(text): a name is 1 to 64 characters.")
@@ -46,6 +48,7 @@ public struct CameraSpec: Sendable, Hashable {
         case .camera: "v4l2"
         case .test, .pushed: "test"
         case .file: "file"
+        case .network: "rtsp"
         }
     }
 }

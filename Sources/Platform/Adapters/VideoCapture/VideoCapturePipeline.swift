@@ -94,6 +94,7 @@ final class VideoCapturePipeline: Sendable {
         case .camera: head = ["v4l2src"]
         case .test: head = ["videotestsrc"]
         case .file: head = ["filesrc", "decodebin"]
+        case .network: head = ["uridecodebin", "rtspsrc"]
         case .pushed: head = ["appsrc"]
         }
         return head + [
@@ -135,6 +136,11 @@ final class VideoCapturePipeline: Sendable {
             file.set("location", path)
             decoder = try pipeline.make("decodebin", name: "decoder")
             try pipeline.link(file, decoder!)
+        case .network(let url):
+            // source and decoders in one: its video pad is linked to `raw` when it appears (as for a file)
+            let network = try pipeline.make("uridecodebin", name: "decoder")
+            network.set("uri", url)
+            decoder = network
         case .pushed(let width, let height):
             let pushed = try pipeline.make("appsrc", name: "source")
             // Declared at the analysis rate (videorate cannot work from a variable one); the timestamps decide.
@@ -168,7 +174,7 @@ final class VideoCapturePipeline: Sendable {
         // file's wait for it.
         let analysisQueue: Element
         switch source {
-        case .camera, .test: analysisQueue = try leakyQueue("analysis-queue", in: pipeline)
+        case .camera, .test, .network: analysisQueue = try leakyQueue("analysis-queue", in: pipeline)
         case .file, .pushed: analysisQueue = try pipeline.make("queue", name: "analysis-queue")
         }
         chain = [raw, analysisQueue]
@@ -371,6 +377,11 @@ extension VideoCaptureError {
                     + "and not used by another program? `v4l2-ctl --list-devices` lists cameras")
         case .file(let path) where failure.domain == .resource:
             self.init(code: .cameraUnavailable, message: "cannot read the video file '\(path)' (\(failure.reason))")
+        case .network where failure.domain == .resource:
+            self.init(
+                code: .cameraUnavailable,
+                message: "the network camera \(source) cannot be reached (\(failure.reason)): is it on, and is the "
+                    + "address right?")
         default:
             self.init(
                 code: failure.isMissingPlugin ? .missingPlugin : .pipelineFailed,

@@ -226,10 +226,18 @@ struct VideoCaptureTests {
         #expect(try VideoSourceSpec(parsing: "v4l2:/dev/video2") == .camera(device: "/dev/video2"))
         #expect(try VideoSourceSpec(parsing: "test") == .test)
         #expect(try VideoSourceSpec(parsing: "file:/tmp/cot.mp4") == .file(path: "/tmp/cot.mp4"))
+        #expect(try VideoSourceSpec(parsing: "rtsp://10.0.0.5/live") == .network(url: "rtsp://10.0.0.5/live"))
         #expect {
             try VideoSourceSpec(parsing: "webcam")
         } throws: { error in
-            (error as? VideoCaptureError)?.message.contains("use v4l2, v4l2:/dev/videoN, test or file:PATH") == true
+            (error as? VideoCaptureError)?.message.contains("use v4l2, v4l2:/dev/videoN, test, file:PATH or rtsp://")
+                == true
+        }
+        // a password in a refused address is not repeated either
+        #expect {
+            try VideoSourceSpec(parsing: "rtsp://admin:hunter2@")
+        } throws: { error in
+            (error as? VideoCaptureError)?.message.contains("hunter2") == false
         }
     }
 }
