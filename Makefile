@@ -173,7 +173,7 @@ bench: deps-test
 	$$($(SWIFT) build -c release --show-bin-path)/bemyears-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/toukan-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/safety-benchmark
-	$$($(SWIFT) build -c release --show-bin-path)/argus-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/argus-benchmark --python $(abspath $(PYTHON))
 
 fuzz: check-swift
 	./Fuzz/run.sh $(or $(SECONDS),600) $(or $(TARGET),control-channel)

@@ -16,9 +16,15 @@ public final class ServerUnderTest: Sendable {
     /// Starts `product` with `arguments` (which must make it print the ready line) and waits up to 30 s for it.
     /// - Throws: ``BenchmarkFailure`` naming the program when it does not become ready (not built in this
     ///   configuration, or it failed at start-up: its last stderr lines are in the message).
-    public init(product: String, arguments: [String]) async throws {
+    public convenience init(product: String, arguments: [String]) async throws {
+        try await self.init(executable: siblingExecutable(product), arguments: arguments, name: product)
+    }
+
+    /// The same for any program (a Python peer).
+    public init(executable: URL, arguments: [String], name: String? = nil) async throws {
+        let product = name ?? executable.lastPathComponent
         let process = Process()
-        process.executableURL = siblingExecutable(product)
+        process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
@@ -35,6 +41,7 @@ public final class ServerUnderTest: Sendable {
         let errorHandle = errors.fileHandleForReading
         Thread { errorLog.drain(errorHandle) }.start()
         let handle = output.fileHandleForReading
+        let later = LaterLines()
         let readyPort: Int? = await withCheckedContinuation { continuation in
             Thread {
                 var buffer = Data()
@@ -44,16 +51,23 @@ public final class ServerUnderTest: Sendable {
                     if chunk.isEmpty { break }
                     buffer += chunk
                     guard !answered else {
-                        buffer.removeAll()  // keep draining so the server never blocks on a full pipe
+                        // keep draining so the server never blocks on a full pipe; whole lines are kept, stamped
+                        while let end = buffer.firstIndex(of: 0x0A) {
+                            later.append(String(decoding: buffer[buffer.startIndex..<end], as: UTF8.self))
+                            buffer.removeSubrange(buffer.startIndex...end)
+                        }
                         continue
                     }
-                    for line in buffer.split(separator: 0x0A) {
-                        if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                    while let end = buffer.firstIndex(of: 0x0A) {
+                        let line = Data(buffer[buffer.startIndex..<end])
+                        buffer.removeSubrange(buffer.startIndex...end)
+                        if !answered, let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
                             object["event"] as? String == "ready", let port = object["port"] as? Int
                         {
                             answered = true
                             continuation.resume(returning: port)
-                            break
+                        } else if answered {
+                            later.append(String(decoding: line, as: UTF8.self))
                         }
                     }
                 }
@@ -68,6 +82,20 @@ public final class ServerUnderTest: Sendable {
         }
         self.process = process
         self.port = readyPort
+        self.later = later
+    }
+
+    private let later: LaterLines
+
+    /// The first `count` lines printed after the ready line that contain `text`, each with when it arrived; fewer
+    /// when `timeout` passes first.
+    public func lines(matching text: String, count: Int, timeout: Duration) -> [(line: String, arrived: Date)] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let found = later.all.filter { $0.line.contains(text) }
+            if found.count >= count || ContinuousClock.now >= deadline { return Array(found.prefix(count)) }
+            usleep(20_000)
+        }
     }
 
     public var pid: Int32 { process.processIdentifier }
@@ -79,6 +107,21 @@ public final class ServerUnderTest: Sendable {
     public func stop() {
         end(process, grace: .seconds(10))
     }
+}
+
+/// Lines a server printed after its ready line, stamped when they arrived (the newest 10,000).
+private final class LaterLines: Sendable {
+    private let lines = Mutex<[(line: String, arrived: Date)]>([])
+
+    func append(_ line: String) {
+        let now = Date()
+        lines.withLock {
+            $0.append((line, now))
+            if $0.count > 10_000 { $0.removeFirst($0.count - 10_000) }
+        }
+    }
+
+    var all: [(line: String, arrived: Date)] { lines.withLock { $0 } }
 }
 
 /// The last 2 KiB a child wrote on stderr, for the failure message.

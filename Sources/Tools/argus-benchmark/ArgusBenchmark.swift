@@ -106,6 +106,90 @@ struct ArgusBenchmark {
                 format: "event list: %.0f answers/s (%d pages served, %d refused by the limit of 120/min per device)",
                 Double(counts.0 + counts.1) / 5, counts.0, counts.1))
         await transport.shutdown()
+        hub.stop()
+        await Self.pushLatency()
+    }
+
+    /// From an event stored by the hub to its push arriving at a local APNs (apns_standin.py, Python's h2): the
+    /// event's own creation time (read from the hub's database) against the moment the stand-in's line arrives.
+    static func pushLatency() async {
+        let python =
+            CommandLine.arguments.firstIndex(of: "--python").map { CommandLine.arguments[$0 + 1] }
+            ?? ".venv/bin/python"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("argus-bench-push-\(getpid())")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = "Tests/Interop/argus/apns_standin.py"
+        let fixtures = Process()
+        fixtures.executableURL = URL(fileURLWithPath: python)
+        fixtures.arguments = [
+            script, "--make-cert", directory.path, "--make-provider-key", directory.path, "--key-id", "ABC123DEFG",
+        ]
+        fixtures.standardOutput = FileHandle.nullDevice
+        guard (try? fixtures.run()) != nil else {
+            print("push: skipped (\(python) cannot run \(script): run make bench from the repository after make test)")
+            return
+        }
+        fixtures.waitUntilExit()
+        let apns = await benchmarkStep("starting apns_standin.py") {
+            try await ServerUnderTest(
+                executable: URL(fileURLWithPath: python),
+                arguments: [
+                    script, "--port", "0", "--cert", directory.appendingPathComponent("cert.pem").path, "--key",
+                    directory.appendingPathComponent("key.pem").path, "--public-key",
+                    directory.appendingPathComponent("provider-public.pem").path, "--team-id", "TEAM123456",
+                    "--key-id", "ABC123DEFG", "--topic", "com.example.argus",
+                ])
+        }
+        defer { apns.stop() }
+        let key = directory.appendingPathComponent("AuthKey_ABC123DEFG.p8")
+        let hubData = directory.appendingPathComponent("hub")
+        try? FileManager.default.createDirectory(at: hubData, withIntermediateDirectories: true)
+        let hub = await benchmarkStep("starting argus-hub with push") {
+            try await ServerUnderTest(
+                product: "argus-hub",
+                arguments: [
+                    "--http", "--port", "0", "--json", "--no-bonjour", "--camera", "Garden=test", "--motion-cooldown",
+                    "1",
+                    "--apns-key", key.path, "--apns-key-id", "ABC123DEFG", "--apns-team-id", "TEAM123456",
+                    "--apns-topic", "com.example.argus", "--apns-server", "https://127.0.0.1:\(apns.port)",
+                    "--apns-trust", directory.appendingPathComponent("cert.pem").path, "--data-dir", hubData.path,
+                ])
+        }
+        defer { hub.stop() }
+        let base = hub.httpURL
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let admin =
+            (try? String(contentsOf: hubData.appendingPathComponent("admin-token"), encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let made = await benchmarkStep("a code") {
+            try await call(client, "POST", base + "/api/v1/mobile/auth/pair", headers: ["X-Argus-Admin": admin])
+        }
+        let verified = await benchmarkStep("pairing") {
+            try await call(
+                client, "POST", base + "/api/v1/mobile/auth/verify",
+                body:
+                    #"{"pairing_code":"\#(made.json["pairing_code"] as? String ?? "")","device_name":"Phone","device_id":"phone-1"}"#
+            )
+        }
+        let token = verified.json["access_token"] as? String ?? ""
+        _ = await benchmarkStep("registering a push token") {
+            try await call(
+                client, "POST", base + "/api/v1/mobile/push/register", token: token,
+                body: #"{"apns_token":"\#(String(repeating: "a1", count: 32))","device_id":"phone-1"}"#)
+        }
+        let arrivals = apns.lines(matching: #""event": "push""#, count: 20, timeout: .seconds(60))
+        let database = try? ArgusDatabase(directory: hubData)
+        var latencies: [Double] = []
+        for (line, arrived) in arrivals {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["status"] as? Int == 200, let payload = object["payload"] as? [String: Any],
+                let eventId = payload["event_id"] as? String, let event = try? database?.event(eventId)
+            else { continue }
+            latencies.append(arrived.timeIntervalSince(event.createdAt) * 1000)
+        }
+        try? await client.shutdown()
+        report("push (event stored → APNs received)", latencies, target: 5000)
     }
 
     /// The thumbnails of `ids`, side by side; their bytes in all.
