@@ -136,13 +136,11 @@ struct HubAPI: APIProtocol {
     // MARK: events
 
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
-        let deviceId: String
         switch await admit("listEvents") {
-        case .allowed(let id): deviceId = id
+        case .allowed: break
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
         }
-        _ = deviceId
         let page = input.query.page ?? 1
         let limit = input.query.limit ?? 20
         guard page >= 1, page <= 100_000 else { return .unprocessableContent(Self.invalid("page starts at 1.")) }

@@ -64,6 +64,7 @@ public final class HubCameraSet: HubCameras, Service {
 
     private let running: [Running]
     private let online: Mutex<[String: Bool]>
+    private let lastPrune = Mutex(Date())
     private let database: ArgusDatabase
     private let cooldown: Double
     private let logger: Logger
@@ -179,9 +180,20 @@ public final class HubCameraSet: HubCameras, Service {
                 confidence: motion.confidence, thumbnail: thumbnail, at: Date())
             logger.info("motion", metadata: ["camera": "\(camera.camera.name)", "where": "\(motion.description)"])
             await onEvent(event)
+            pruneHourly(now: event.createdAt)
         } catch {
             logger.error("an event could not be stored: \(error)")
         }
+    }
+
+    /// Events older than ``retention`` go, looked for at most once an hour while events come.
+    private func pruneHourly(now: Date) {
+        let due = lastPrune.withLock { last in
+            guard now.timeIntervalSince(last) >= 3600 else { return false }
+            last = now
+            return true
+        }
+        if due { try? database.pruneEvents(before: now.addingTimeInterval(-Self.retention)) }
     }
 
     private func setOnline(_ id: String, _ value: Bool) {
