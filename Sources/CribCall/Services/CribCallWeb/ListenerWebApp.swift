@@ -36,6 +36,8 @@ public actor ListenerWebApp {
     private var streams: [String: (monitorId: String, mediaType: MediaType, state: String)] = [:]
     /// When a stream the monitor is about to stop ends (ms since 1970; STREAM_ENDING_SOON), until it is kept live.
     private var endingAt: [String: Int64] = [:]
+    /// Streams kept live from a page: a warning that crossed the pin on its way is stale.
+    private var kept: Set<String> = []
     /// The latest streams that ended, and why (the page says it).
     private var endedStreams: [(sessionId: String, monitorId: String, reason: String)] = []
     private var discovered: [ListenerService.ScannedMonitor] = []
@@ -142,10 +144,12 @@ public actor ListenerWebApp {
         case .streamStarted(let monitorId, let sessionId, let mediaType):
             streams[sessionId] = (monitorId, mediaType, "playing")
         case .streamEndingSoon(_, let sessionId, let seconds):
+            guard !kept.contains(sessionId) else { break }
             endingAt[sessionId] = Int64(Date().timeIntervalSince1970 * 1000) + Int64(max(0, seconds)) * 1000
         case .streamEnded(let monitorId, let sessionId, let reason):
             streams[sessionId] = nil
             endingAt[sessionId] = nil
+            kept.remove(sessionId)
             endedStreams.insert((sessionId, monitorId, reason), at: 0)
             if endedStreams.count > 5 { endedStreams.removeLast() }
         }
@@ -240,6 +244,8 @@ public actor ListenerWebApp {
 
     /// A stream kept live no longer ends by itself.
     func kept(sessionId: String) {
+        guard streams[sessionId] != nil else { return }
+        kept.insert(sessionId)
         guard endingAt.removeValue(forKey: sessionId) != nil else { return }
         schedulePush()
     }

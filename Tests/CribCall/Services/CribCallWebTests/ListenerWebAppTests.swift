@@ -160,15 +160,27 @@ struct ListenerWebAppTests {
         try await eventually("the stream to play") {
             (try? await parent.state())?["streams"]?[0]?["state"]?.stringValue == "playing"
         }
-        #expect(try await parent.state()["streams"]?[0]?["endsAt"] == .null, "no end in sight")
+        /// This stream's entry in the state (by its id, whatever else the state holds), and the whole state.
+        func entry() async throws -> (stream: JSONValue?, state: JSONValue) {
+            let state = try await parent.state()
+            let stream = state["streams"]?.arrayValue?.first { $0["sessionId"]?.stringValue == sessionId }
+            return (stream, state)
+        }
+        let playing = try await entry()
+        #expect(playing.stream?["endsAt"] == .null, "no end in sight: \(playing.state)")
 
         // The monitor says it stops the stream in 5 s: the page is told when; "Keep live" takes that back.
         let warned = Date().timeIntervalSince1970 * 1000
         await parent.app.observe(.streamEndingSoon(monitorId: monitorId, sessionId: sessionId, secondsRemaining: 5))
-        let endsAt = try #require(try await parent.state()["streams"]?[0]?["endsAt"]?.numberValue?.doubleValue)
+        let ending = try await entry()
+        let endsAt = try #require(ending.stream?["endsAt"]?.numberValue?.doubleValue, "\(ending.state)")
         #expect((warned + 4_000...warned + 6_500).contains(endsAt), "\(endsAt - warned) ms ahead")
         #expect(try await parent.post("api/streams/\(sessionId)/pin").status == 200)
-        #expect(try await parent.state()["streams"]?[0]?["endsAt"] == .null, "kept live")
+        let kept = try await entry()
+        #expect(kept.stream != nil && kept.stream?["endsAt"] == .null, "kept live: \(kept.state)")
+        // a warning that crossed the pin on its way changes nothing
+        await parent.app.observe(.streamEndingSoon(monitorId: monitorId, sessionId: sessionId, secondsRemaining: 5))
+        #expect(try await entry().stream?["endsAt"] == .null, "a stale warning after Keep live")
 
         #expect(try await parent.post("api/streams/\(sessionId)/end").status == 200)
         try await eventually("the stream to end") {
