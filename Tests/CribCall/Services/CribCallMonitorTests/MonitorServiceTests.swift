@@ -44,7 +44,8 @@ struct MonitorServiceTests {
         let held = HeldReplies(.pairAccepted)
         let harness = try MonitorHarness(heldReplies: held)
         let pairing = Task { try await pairByPIN(harness) }
-        try await eventually("the PAIR_ACCEPTED to be on its way") { held.isHolding }
+        // PIN pairing's PAKE runs debug-built here: on a fresh clone with both cores busy it took over 20 s once
+        try await eventually("the PAIR_ACCEPTED to be on its way", timeout: .seconds(90)) { held.isHolding }
         let noise = try await harness.service.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 80, durationMs: 600))
         // Time for a NOISE_EVENT that could overtake the held answer to do so (none may).
         try await Task.sleep(for: .milliseconds(300))
