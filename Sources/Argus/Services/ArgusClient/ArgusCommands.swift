@@ -35,12 +35,18 @@ public enum ArgusCommands {
         }
         let digits = code.filter(\.isNumber)
         let transport = try await connect(url, fingerprint)
-        defer { Task { await transport.shutdown() } }
         let device = deviceId ?? "argus-cli-" + UUID().uuidString.lowercased().prefix(8)
-        let session = try await ArgusSession.pair(
-            code: digits, deviceName: name, deviceId: String(device), deviceType: .other, hub: url,
-            fingerprint: fingerprint.lowercased().filter(\.isHexDigit), transport: transport.transport,
-            store: FileSessionStore(directory: config))
+        let session: ArgusSession
+        do {
+            session = try await ArgusSession.pair(
+                code: digits, deviceName: name, deviceId: String(device), deviceType: .other, hub: url,
+                fingerprint: fingerprint.lowercased().filter(\.isHexDigit), transport: transport.transport,
+                store: FileSessionStore(directory: config))
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+        await transport.shutdown()
         return "Paired with \(url.host ?? hub) as \(await session.deviceId); tokens kept in "
             + FileSessionStore(directory: config).file.path + " (0600)."
     }
