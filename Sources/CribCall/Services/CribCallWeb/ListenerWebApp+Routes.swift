@@ -151,7 +151,7 @@ extension ListenerWebApp {
             } catch {
                 return WebAPI.refusal(.conflict, "\(error)")
             }
-            await self.kept(sessionId: context.parameters.get("sessionId") ?? "")
+            await self.streamKept(sessionId: context.parameters.get("sessionId") ?? "")
             return WebAPI.answer(["ok": true])
         }
         router.post("/api/streams/:sessionId/end") { _, context in

@@ -242,8 +242,9 @@ public actor ListenerWebApp {
         ]
     }
 
-    /// A stream kept live no longer ends by itself.
-    func kept(sessionId: String) {
+    /// A stream kept live (from a page) no longer ends by itself: its end in sight is dropped, and a warning that
+    /// crossed the pin on its way is ignored.
+    public func streamKept(sessionId: String) {
         guard streams[sessionId] != nil else { return }
         kept.insert(sessionId)
         guard endingAt.removeValue(forKey: sessionId) != nil else { return }

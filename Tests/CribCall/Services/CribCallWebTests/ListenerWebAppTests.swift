@@ -124,8 +124,7 @@ struct ListenerWebAppTests {
         await rig.stop()
     }
 
-    @Test(
-        "a stream from the page: the monitor's offer reaches the page, its answer the monitor; playing, ending, ended")
+    @Test("a stream opened from the page: the monitor's offer reaches the page, its answer the monitor; playing, ended")
     func streamInThePage() async throws {
         let rig = try await WebRig()
         let parent = try await Parent(rig)
@@ -160,32 +159,35 @@ struct ListenerWebAppTests {
         try await eventually("the stream to play") {
             (try? await parent.state())?["streams"]?[0]?["state"]?.stringValue == "playing"
         }
-        /// This stream's entry in the state (by its id, whatever else the state holds), and the whole state.
-        func entry() async throws -> (stream: JSONValue?, state: JSONValue) {
-            let state = try await parent.state()
-            let stream = state["streams"]?.arrayValue?.first { $0["sessionId"]?.stringValue == sessionId }
-            return (stream, state)
-        }
-        let playing = try await entry()
-        #expect(playing.stream?["endsAt"] == .null, "no end in sight: \(playing.state)")
-
-        // The monitor says it stops the stream in 5 s: the page is told when; "Keep live" takes that back.
-        let warned = Date().timeIntervalSince1970 * 1000
-        await parent.app.observe(.streamEndingSoon(monitorId: monitorId, sessionId: sessionId, secondsRemaining: 5))
-        let ending = try await entry()
-        let endsAt = try #require(ending.stream?["endsAt"]?.numberValue?.doubleValue, "\(ending.state)")
-        #expect((warned + 4_000...warned + 6_500).contains(endsAt), "\(endsAt - warned) ms ahead")
-        #expect(try await parent.post("api/streams/\(sessionId)/pin").status == 200)
-        let kept = try await entry()
-        #expect(kept.stream != nil && kept.stream?["endsAt"] == .null, "kept live: \(kept.state)")
-        // a warning that crossed the pin on its way changes nothing
-        await parent.app.observe(.streamEndingSoon(monitorId: monitorId, sessionId: sessionId, secondsRemaining: 5))
-        #expect(try await entry().stream?["endsAt"] == .null, "a stale warning after Keep live")
-
         #expect(try await parent.post("api/streams/\(sessionId)/end").status == 200)
         try await eventually("the stream to end") {
             (try? await parent.state())?["streams"]?.arrayValue?.isEmpty == true
         }
+        await parent.stop()
+        await rig.stop()
+    }
+
+    @Test("a stream the monitor is about to stop says when; Keep live takes that back, and a late warning too")
+    func endingSoon() async throws {
+        let rig = try await WebRig()
+        let parent = try await Parent(rig)
+        let app = parent.app
+        func entry() async throws -> JSONValue? {
+            try await parent.state()["streams"]?.arrayValue?.first { $0["sessionId"]?.stringValue == "s1" }
+        }
+        await app.observe(.streamStarted(monitorId: "m1", sessionId: "s1", mediaType: .audio))
+        #expect(try await entry()?["endsAt"] == .null, "no end in sight")
+        let warned = Date().timeIntervalSince1970 * 1000
+        await app.observe(.streamEndingSoon(monitorId: "m1", sessionId: "s1", secondsRemaining: 5))
+        let endsAt = try #require(try await entry()?["endsAt"]?.numberValue?.doubleValue)
+        #expect((warned + 4_000...warned + 6_500).contains(endsAt), "\(endsAt - warned) ms ahead")
+        await app.streamKept(sessionId: "s1")
+        #expect(try await entry()?["endsAt"] == .null, "kept live")
+        // a warning that crossed the pin on its way changes nothing
+        await app.observe(.streamEndingSoon(monitorId: "m1", sessionId: "s1", secondsRemaining: 5))
+        #expect(try await entry()?["endsAt"] == .null, "a stale warning after Keep live")
+        await app.observe(.streamEnded(monitorId: "m1", sessionId: "s1", reason: "ended_by_listener"))
+        #expect(try await entry() == nil)
         await parent.stop()
         await rig.stop()
     }
