@@ -467,7 +467,7 @@ let argusTargets: [Target] = [
     argus.adapter("ArgusPush", [asyncHTTPClient, jwtKit, logging, nioCore, nioHTTP1, nioSSL]),
     // An app's HTTP transport to one hub: its self-signed certificate pinned by fingerprint (AsyncHTTPClient).
     argus.adapter(
-        "ArgusClientTransport", [asyncHTTPClient, crypto, nioCore, nioPosix, nioSSL, openAPIAsyncHTTPClient]),
+        "ArgusClientTransport", ["DeviceIdentity", asyncHTTPClient, nioCore, nioPosix, nioSSL, openAPIAsyncHTTPClient]),
     // The hub's SQLite database (GRDB): devices, refresh tokens, pairing codes, cameras, events and thumbnails.
     argus.adapter("ArgusStore", ["ArgusAuth", grdb]),
     // The hub: the generated API served by Hummingbird over the store, the tokens and the cameras.

@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-import Crypto
+import DeviceIdentity
 public import Foundation
 import NIOCore
 import NIOPosix
@@ -51,8 +51,7 @@ public final class PinnedTransport: Sendable {
 
     /// The hub's certificate when its SHA-256 is `fingerprint` (a TLS handshake that only reads the certificate).
     static func certificate(host: String, port: Int, fingerprint: String) async throws -> NIOSSLCertificate {
-        let wanted = fingerprint.lowercased().filter(\.isHexDigit)
-        guard wanted.count == 64 else {
+        guard let wanted = CertificateFingerprint(hex: fingerprint.filter(\.isHexDigit)) else {
             throw TransportError.badAddress("--fingerprint is the 64 hex digits `argus-hub pair` prints")
         }
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -88,11 +87,9 @@ public final class PinnedTransport: Sendable {
         guard let certificate = seen.value.withLock({ $0 }) else {
             throw TransportError.unreachable("\(host):\(port) completed no TLS 1.3 handshake")
         }
-        let der = try certificate.toDERBytes()
-        let digest = Array(SHA256.hash(data: der)).map { String(format: "%02x", $0) }.joined()
-        var difference: UInt8 = 0
-        for (a, b) in zip(digest.utf8, wanted.utf8) { difference |= a ^ b }
-        guard difference == 0 else { throw TransportError.pinMismatch(seen: digest) }
+        let seenFingerprint = CertificateFingerprint(certificateDER: try certificate.toDERBytes())
+        // compared in constant time (CertificateFingerprint's ==)
+        guard seenFingerprint == wanted else { throw TransportError.pinMismatch(seen: seenFingerprint.hex) }
         return certificate
     }
 }

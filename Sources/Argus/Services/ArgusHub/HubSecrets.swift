@@ -1,4 +1,3 @@
-import Crypto
 public import DeviceIdentity
 import DeviceIdentityStore
 public import Foundation
@@ -40,7 +39,7 @@ public struct HubSecrets: Sendable {
         let tls = try DTLSCertificate(
             privateKeyPEM: try block("PRIVATE KEY", in: identity, file: tlsFile(directory)),
             certificatePEM: try block("CERTIFICATE", in: identity, file: tlsFile(directory)))
-        let digest = SHA256.hash(data: key.publicKey.rawRepresentation).map { String(format: "%02x", $0) }.joined()
+        let digest = CertificateFingerprint(certificateDER: key.publicKey.rawRepresentation).hex  // SHA-256, hex
         return HubSecrets(
             signingKey: key, keyId: String(digest.prefix(16)),
             adminKey: admin.trimmingCharacters(in: .whitespacesAndNewlines), tls: tls)
