@@ -32,6 +32,32 @@ public final class GStreamerMediaEngine: MediaEngine {
         /// buffers are released in time, after the jitter buffer, like `autoaudiosink` (level meters, latency
         /// measurements).
         case samples(DecodedAudioHandler)
+        /// Hands the decoded video to a handler as JPEG pictures, at most two a second, and drops the audio (a hub
+        /// that takes snapshots from a monitor's stream).
+        case pictures(DecodedPictureHandler)
+    }
+
+    /// Receives a receiver's video as JPEG pictures (``ReceiverOutput/pictures(_:)``). Equal only to itself.
+    public final class DecodedPictureHandler: Sendable, Hashable {
+        let handle: @Sendable (_ picture: DecodedPicture) -> Void
+
+        /// - Parameter handle: Called on a GStreamer thread for each picture; it must return quickly.
+        public init(_ handle: @escaping @Sendable (_ picture: DecodedPicture) -> Void) {
+            self.handle = handle
+        }
+
+        public static func == (lhs: DecodedPictureHandler, rhs: DecodedPictureHandler) -> Bool { lhs === rhs }
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    }
+
+    /// One picture of a received stream.
+    public struct DecodedPicture: Sendable {
+        /// The stream it belongs to.
+        public var sessionId: String
+        /// The picture, JPEG-encoded at the stream's size.
+        public var jpeg: [UInt8]
+        public var width: Int
+        public var height: Int
     }
 
     /// Receives a receiver's decoded audio (``ReceiverOutput/samples(_:)``). Equal only to itself.

@@ -33,6 +33,7 @@ extension WebRTCPipeline {
         case .record: return head + ["tee", "queue", "matroskamux", "filesink"]
         case .discard: return head
         case .samples: return head + ["capsfilter", "appsink"]
+        case .pictures: return head + ["videoconvert", "videorate", "jpegenc", "appsink"]
         }
     }
 

@@ -63,7 +63,7 @@ extension WebRTCPipeline {
             file.set("async", false)
             chain += [caps, encoder, file]
             sinkForEOS = file
-        case .record, .discard:  // a Matroska recording records the audio before it is decoded
+        case .record, .discard, .pictures:  // a Matroska recording records the audio before it is decoded
             let sink = try Self.make("fakesink", "output", in: pipeline)
             sink.set("async", false)
             chain.append(sink)

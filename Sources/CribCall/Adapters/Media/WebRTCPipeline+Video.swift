@@ -204,7 +204,9 @@ extension WebRTCPipeline {
             decoder.set("min-force-key-unit-interval", parsing: "1000000000")
         }
         chain.append(decoder)
-        if output == .play, Self.hasDisplay, GStreamer.hasElement("autovideosink"),
+        if case .pictures(let handler) = output {
+            chain += try pictureOutput(handler)
+        } else if output == .play, Self.hasDisplay, GStreamer.hasElement("autovideosink"),
             GStreamer.hasElement("videoconvert")
         {
             chain.append(try Self.make("videoconvert", "video-convert", in: pipeline))
@@ -246,6 +248,28 @@ extension WebRTCPipeline {
                 message: "GStreamer could not link webrtcbin to the \(codec.encodingName) decoder"
             )
         }
+    }
+
+    /// `videoconvert ! videorate max-rate=2 ! jpegenc ! appsink`: the decoded video as JPEG pictures for `handler`.
+    private func pictureOutput(
+        _ handler: GStreamerMediaEngine.DecodedPictureHandler
+    ) throws(MediaError) -> [Element] {
+        let convert = try Self.make("videoconvert", "picture-convert", in: pipeline)
+        let rate = try Self.make("videorate", "picture-rate", in: pipeline)
+        rate.set("max-rate", parsing: "2")
+        let encoder = try Self.make("jpegenc", "picture-encoder", in: pipeline)
+        encoder.set("quality", parsing: "85")
+        let sink = try Self.make("appsink", "video-output", in: pipeline)
+        sink.set("async", false)
+        let sessionId = sessionId
+        sink.configureAppSink(caps: nil, sync: false) { sample in
+            if let jpeg = sample.bytes(), let size = sample.videoSize {
+                handler.handle(
+                    .init(sessionId: sessionId, jpeg: jpeg, width: size.width, height: size.height))
+            }
+            return .ok
+        }
+        return [convert, rate, encoder, sink]
     }
 
     static func rtpEncoding(of pad: Pad) -> String? {

@@ -196,6 +196,35 @@ struct VideoStreamTests {
                 + "\(decoded.decodedFrames(at: hd)) frames at 720p, \(decoded.decodedFrames(at: reduced)) at 480p")
     }
 
+    @Test("a receiver asked for pictures hands over the video as JPEGs, at most two a second, with its session id")
+    func pictures() async throws {
+        let pictures = Mutex<[GStreamerMediaEngine.DecodedPicture]>([])
+        let handler = GStreamerMediaEngine.DecodedPictureHandler { picture in
+            pictures.withLock { $0.append(picture) }
+        }
+        let listener = try GStreamerMediaEngine(
+            configuration: .init(
+                dtlsCertificate: try MediaTestSupport.certificate(), iceAddresses: ["127.0.0.1"],
+                receiverOutput: .pictures(handler)))
+        // The sender's recorder forwards its offer and candidates: it must live as long as the stream.
+        let (sender, receiver, senderEvents, receiverEvents) = try await Self.connect(
+            try Self.monitorEngine(.test), listener, "video-pictures")
+        #expect(await receiverEvents.first(where: \.isFlowing) != nil, "no audio: \(receiverEvents.events)")
+        let peer = try #require(receiver as? GStreamerMediaPeer)
+        let decoded = await Self.decodedFrames(peer, atLeast: 45, within: .seconds(20))
+        let received = pictures.withLock { $0 }
+        await receiver.stop()
+        await sender.stop()
+        #expect(await senderEvents.finished())
+        #expect(await MediaTestSupport.released(receiver))
+        let first = try #require(received.first, "no picture after \(decoded) decoded frames")
+        #expect(first.sessionId == "video-pictures")
+        #expect(first.width == 320 && first.height == 240)
+        #expect(first.jpeg.starts(with: [0xFF, 0xD8]) && first.jpeg.suffix(2) == [0xFF, 0xD9])
+        // 45 frames at 15 fps are 3 s of video: at most 2 pictures a second (and one for the first frame).
+        #expect(decoded >= 45 && received.count <= decoded / 15 * 2 + 2, "\(received.count) pictures of \(decoded)")
+    }
+
     @Test("with the safety detectors' camera shared, a stream watches it (one camera open) and the analysis goes on")
     func sharedCamera() async throws {
         let camera = try VideoCapture(source: .test)
