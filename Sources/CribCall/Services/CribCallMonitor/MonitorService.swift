@@ -197,7 +197,8 @@ public actor MonitorService {
                 return [.send(.error(.unauthorized, "a listener can only unpair itself", inReplyTo: "UNPAIR"))]
             }
             _ = try? database.revokeListener(id: listenerId)
-            reloadTrust()
+            // This connection's answer is UNPAIRED alone: an ERROR racing it would read as a refusal.
+            reloadTrust(answering: id)
             return [.send(.unpaired(Unpaired(listenerId: listenerId))), .close(.ok)]
         case .startStreamRequest(let request):
             return handleStart(request, connection: id)
@@ -406,6 +407,12 @@ public actor MonitorService {
 
     /// Re-reads the trusted listeners and closes, with UNAUTHORIZED, the sessions of any no longer trusted.
     public func reloadTrust() {
+        reloadTrust(answering: nil)
+    }
+
+    /// ``reloadTrust()``, except that the connection `answering` (one that asked to be unpaired, and is answered
+    /// and closed by its caller) is only marked untrusted.
+    private func reloadTrust(answering: UInt64?) {
         guard let entries = try? Self.trustedEntries(database) else { return }
         trusted.replace(with: entries)
         for (id, session) in sessions {
@@ -414,6 +421,7 @@ public actor MonitorService {
             }
             sessions[id]?.listenerId = nil
             emit.yield(.listenerRevoked(listenerId: listenerId))
+            if id == answering { continue }
             let connection = session.connection
             Task {
                 try? await connection.send(

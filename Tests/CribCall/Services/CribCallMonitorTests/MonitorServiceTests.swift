@@ -161,14 +161,30 @@ struct MonitorServiceTests {
         await harness.stop()
     }
 
-    @Test("UNPAIR forgets the listener and answers UNPAIRED")
+    @Test(
+        "UNPAIR forgets the listener: the asking connection gets UNPAIRED and nothing else, its other sessions UNAUTHORIZED"
+    )
     func unpair() async throws {
         let harness = try MonitorHarness()
         let connection = try await pairByPIN(harness)
         let listenerId = listener.deviceId.uuidString.lowercased()
+        // The same listener's running session (`listen`, or a hub following the monitor) while another command
+        // unpairs: the ERROR meant for that session must not reach the one that asked (it took ERROR for a refusal).
+        let listening = try await harness.connect(listener)
+        try await listening.send(.ping(Ping(timestamp: 1)))
+        var heard = listening.inbound.makeAsyncIterator()
+        #expect(try await listening.nextMessage(&heard) == .pong(Ping(timestamp: 1)))
         try await connection.send(.unpair(Unpair(listenerId: listenerId)))
+        var answers: [ControlMessage] = []
         var frames = connection.inbound.makeAsyncIterator()
-        #expect(try await connection.nextMessage(&frames) == .unpaired(Unpaired(listenerId: listenerId)))
+        while let message = try await connection.nextMessage(&frames) { answers.append(message) }
+        #expect(answers == [.unpaired(Unpaired(listenerId: listenerId))])
+        #expect(await connection.closed() == .peerApplication(code: 0, reason: ""))
+        guard case .error(let error)? = try await listening.nextMessage(&heard) else {
+            Issue.record("the other session is told it is no longer trusted")
+            return
+        }
+        #expect(error.errorCode == .unauthorized)
         #expect(try harness.database.trustedListeners().isEmpty)
         await harness.stop()
     }
