@@ -150,7 +150,8 @@ demo: deps-demo
 	$(SWIFT) build -c release --product argus-hub
 	$(SWIFT) build -c release --product argus
 	@ARGUS_HUB=$$($(SWIFT) build -c release --show-bin-path)/argus-hub \
-		ARGUS=$$($(SWIFT) build -c release --show-bin-path)/argus DEMO_DIR=$(DEMO_DIR) ./scripts/demo-argus.sh
+		ARGUS=$$($(SWIFT) build -c release --show-bin-path)/argus \
+		CRIBCALL=$$($(SWIFT) build -c release --show-bin-path)/cribcall DEMO_DIR=$(DEMO_DIR) ./scripts/demo-argus.sh
 
 bench: deps-test
 	$(SWIFT) build -c release --product sound-detection-benchmark

@@ -470,12 +470,23 @@ let argusTargets: [Target] = [
         "ArgusClientTransport", ["DeviceIdentity", asyncHTTPClient, nioCore, nioPosix, nioSSL, openAPIAsyncHTTPClient]),
     // The hub's SQLite database (GRDB): devices, refresh tokens, pairing codes, cameras, events and thumbnails.
     argus.adapter("ArgusStore", ["ArgusAuth", grdb]),
+    // CribCall monitors as cameras: the hub is a CribCall listener (Argus builds on CribCall's services).
+    argus.service(
+        "ArgusCribCall",
+        [
+            "CribCallApp", "CribCallListener", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+            "DeviceIdentityStore", "Media",
+            "QUIC",
+            "SafetyDetection",
+            logging,
+        ]),
     // The hub: the generated API served by Hummingbird over the store, the tokens and the cameras.
     argus.service(
         "ArgusHub",
         [
-            "ArgusAPI", "ArgusAuth", "ArgusPictures", "ArgusPush", "ArgusStore", "ArgusTokens", "ArgusVision",
-            "DeviceIdentity",
+            "ArgusAPI", "ArgusAuth", "ArgusCribCall", "ArgusPictures", "ArgusPush", "ArgusStore", "ArgusTokens",
+            "CribCallApp",
+            "ArgusVision", "DeviceIdentity",
             "DeviceIdentityStore", "QRCode", "ServiceDiscovery", "VideoCapture", crypto, hummingbird, hummingbirdCore,
             hummingbirdTLS, jwtKit,
             logging,
@@ -498,7 +509,8 @@ let argusTests: [Target] = [
         .services, "ArgusHub",
         ["ArgusAuth", "ArgusPush", "ArgusStore", "ArgusTokens", "VideoCapture", crypto, jwtKit, nioCore]),
     argus.tests(.services, "ArgusClient", ["ArgusAPI", "ArgusClientTransport", "ArgusHub"]),
-    argus.tests(.executables, named: "ArgusCLITests", ["argus-hub", "argus"]),
+    argus.tests(.services, "ArgusCribCall", ["CribCallListener", "CribCallProtocol", logging]),
+    argus.tests(.executables, named: "ArgusCLITests", ["argus-hub", "argus", "cribcall"]),
 ]
 
 // MARK: - Tools: benchmarks, interop probes, fuzzing

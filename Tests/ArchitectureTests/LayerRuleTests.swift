@@ -25,7 +25,9 @@ struct LayerRuleTests {
                 #expect(
                     !target.isTool, "\(module)/\(file) imports \(imported): Tools are not part of any product")
                 guard let targetLayer = target.layer else { continue }
-                let sameLevelAllowed = targetLayer == layer && (target.area == module.area || target.isPlatform)
+                let sameLevelAllowed =
+                    targetLayer == layer
+                    && (target.area == module.area || target.isPlatform || Self.usesProduct(module, target))
                 #expect(
                     targetLayer < layer || sameLevelAllowed,
                     """
@@ -68,10 +70,44 @@ struct LayerRuleTests {
                     )
                 } else {
                     #expect(
-                        target.isPlatform || target.area == module.area,
-                        "\(module)/\(file) imports \(target): products are independent; move what both need into Platform"
+                        target.isPlatform || target.area == module.area || Self.usesProduct(module, target),
+                        """
+                        \(module)/\(file) imports \(target): products are independent (the declared exceptions: \
+                        \(Self.buildsOn)); move what both need into Platform
+                        """
                     )
                 }
+            }
+        }
+    }
+
+    /// The products that build on another product, and which. Argus's hub is a CribCall listener (it pairs with
+    /// monitors and turns their alerts into camera events), so its services compose CribCall's, the way every
+    /// product's services compose Platform's; nothing below Argus's services may use CribCall, and CribCall knows
+    /// nothing of Argus.
+    static let buildsOn: [String: Set<String>] = ["Argus": ["CribCall"]]
+
+    /// Whether `module` may use `target` of another product: only from its services, and only a declared one.
+    static func usesProduct(_ module: Module, _ target: Module) -> Bool {
+        module.layer == .services && buildsOn[module.area]?.contains(target.area) == true
+    }
+
+    @Test("a product builds on another only as declared, from its services, and never in a circle")
+    func productsBuiltOn() {
+        for (product, used) in Self.buildsOn {
+            #expect(products.contains(product))
+            for other in used {
+                #expect(products.contains(other) && other != product)
+                #expect(Self.buildsOn[other]?.contains(product) != true, "\(product) and \(other) build on each other")
+            }
+        }
+        for module in tree.modules where !module.isTool && !module.isPlatform {
+            for (imported, file) in module.imports {
+                guard let target = tree[imported], !target.isTool, !target.isPlatform, target.area != module.area
+                else { continue }
+                #expect(
+                    Self.usesProduct(module, target),
+                    "\(module)/\(file) imports \(target) of another product; only declared services may")
             }
         }
     }

@@ -120,6 +120,17 @@ extension ArgusDatabase {
         }
     }
 
+    /// Gives an event its thumbnail once it is there (a picture that takes a while, e.g. from a monitor's stream).
+    /// - Returns: Whether the event still exists and had none.
+    @discardableResult
+    public func setThumbnail(eventId: String, _ jpeg: Data) throws -> Bool {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE event SET thumbnail = ? WHERE id = ? AND thumbnail IS NULL", arguments: [jpeg, eventId])
+            return db.changesCount == 1
+        }
+    }
+
     /// Events older than `before` go (with their thumbnails); returns how many.
     @discardableResult
     public func pruneEvents(before: Date) throws -> Int {

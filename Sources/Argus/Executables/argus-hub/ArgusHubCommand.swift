@@ -11,10 +11,11 @@ struct ArgusHubCommand: AsyncParsableCommand {
         discussion: """
             Example: argus-hub --port 8443 --data-dir /tmp/argus (HTTPS with the hub's own certificate), then on \
             the same machine `argus-hub pair --data-dir /tmp/argus` for a code the app exchanges for tokens, with \
-            the certificate fingerprint it pins. The API is docs/api/mobile-api.yaml.
+            the certificate fingerprint it pins. The API is docs/api/mobile-api.yaml. CribCall monitors paired \
+            with `argus-hub monitors pair --qr TEXT` are cameras too.
             """,
         version: ArgusVersion.current,
-        subcommands: [Serve.self, Pair.self, Devices.self],
+        subcommands: [Serve.self, Pair.self, Devices.self, Monitors.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -75,6 +76,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PEM certificates to trust for --apns-server instead of the system's (a private server).")
     var apnsTrust: String?
 
+    @Option(
+        name: .customLong("ice-address"),
+        help: "Take the monitors' pictures over this local address only (repeatable; 127.0.0.1 for loopback).")
+    var iceAddresses: [String] = []
+
+    @Flag(help: "Do not connect to the CribCall monitors paired with `argus-hub monitors pair`.")
+    var noMonitors = false
+
     @Option(help: "The hub's name on the LAN (Bonjour _argus._tcp; default: Argus on HOSTNAME).")
     var name: String?
 
@@ -101,6 +110,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--motion-cooldown is 1 to 86400 seconds.")
         }
         configuration.motionCooldown = motionCooldown
+        configuration.watchesMonitors = !noMonitors
+        configuration.iceAddresses = iceAddresses
         configuration.host = host ?? (http ? "127.0.0.1" : "0.0.0.0")
         configuration.plainHTTP = http
         configuration.port = port
@@ -159,5 +170,97 @@ struct Devices: AsyncParsableCommand {
         func run() async throws {
             print(try owner { try HubLaunch.revoke(data.url, device: device) })
         }
+    }
+}
+
+struct Monitors: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The CribCall monitors the hub watches as cameras (the hub pairs with them as a listener).",
+        subcommands: [Pair.self, List.self, Forget.self], defaultSubcommand: List.self)
+
+    struct Pair: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pair with a CribCall monitor: by its QR code (`cribcall monitor --qr`), or by its PIN.")
+
+        @OptionGroup var data: DataOptions
+
+        @Option(help: "The text of the monitor's QR code.")
+        var qr: String?
+
+        @Flag(help: "Pair with the PIN the monitor shows (with --monitor, or --address and --fingerprint).")
+        var pin = false
+
+        @Option(help: "The monitor's id or name, found on the LAN (with --pin).")
+        var monitor: String?
+
+        @Option(help: "HOST:PORT of the monitor (with --qr, HOST alone uses the QR code's port).")
+        var address: String?
+
+        @Option(help: "The monitor's certificate fingerprint, 64 hex characters (with --pin --address).")
+        var fingerprint: String?
+
+        @Option(help: "What to call the monitor (with --pin; a QR code carries its name).")
+        var monitorName: String?
+
+        @Option(help: "The PIN, for scripts (otherwise it is asked for).")
+        var pinCode: String?
+
+        @Option(help: "The name the monitor shows for the hub (default: Argus on HOSTNAME).")
+        var name: String?
+
+        func validate() throws {
+            guard (qr != nil) != pin else { throw ValidationError("choose one: --qr TEXT or --pin") }
+        }
+
+        func run() async throws {
+            var pairing = HubLaunch.MonitorPairing()
+            pairing.qr = qr
+            pairing.pin = pin
+            pairing.monitor = monitor
+            pairing.address = address
+            pairing.fingerprint = fingerprint
+            pairing.monitorName = monitorName
+            pairing.pinCode = pinCode
+            print(try await hubCommand { try await HubLaunch.pairMonitor(data.url, pairing, hubName: name) })
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the paired monitors.")
+
+        @OptionGroup var data: DataOptions
+
+        @Flag(help: "One JSON object per monitor.")
+        var json = false
+
+        func run() async throws {
+            for line in try await hubCommand({ try await HubLaunch.monitors(data.url, json: json) }) { print(line) }
+        }
+    }
+
+    struct Forget: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Unpair a monitor (it is told when it can be reached) and stop watching it.")
+
+        @OptionGroup var data: DataOptions
+
+        @Argument(help: "The monitor's id (or its first characters) or name.")
+        var monitor: String
+
+        func run() async throws {
+            print(try await hubCommand { try await HubLaunch.forgetMonitor(data.url, monitor) })
+        }
+    }
+}
+
+/// Runs `body`: the hub's refusals become a usage error (exit 64), its failures one line and exit 1.
+func hubCommand<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as HubError {
+        throw ValidationError(error.description)
+    } catch let failure as HubFailure {
+        FileHandle.standardError.write(Data("argus-hub: \(failure.description)\n".utf8))
+        throw ExitCode.failure
     }
 }

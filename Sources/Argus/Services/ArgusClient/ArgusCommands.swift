@@ -90,10 +90,7 @@ public enum ArgusCommands {
                     seen.insert(event.id)
                     print(
                         json
-                            ? jsonLine([
-                                "id": event.id, "camera_name": event.cameraName,
-                                "description": event.description ?? "", "created_at": stamp(event.createdAt),
-                            ])
+                            ? jsonLine(event)
                             : "\(stamp(event.createdAt))  \(event.cameraName): \(event.description ?? "an event")")
                 }
             }
@@ -116,20 +113,14 @@ public enum ArgusCommands {
         let cameras = try await withSession(config: config) { try await $0.cameras() }
         return cameras.map { camera in
             json
-                ? jsonLine([
-                    "id": camera.id, "name": camera.name, "source_type": camera.sourceType.rawValue,
-                    "is_online": camera.isOnline ? "true" : "false",
-                ])
+                ? jsonLine(camera)
                 : "\(camera.id)  \(camera.name) (\(camera.sourceType.rawValue), \(camera.isOnline ? "online" : "offline"))"
         }
     }
 
     static func line(_ event: Components.Schemas.MobileEvent, json: Bool) -> String {
         json
-            ? jsonLine([
-                "id": event.id, "camera_name": event.cameraName, "description": event.description ?? "",
-                "created_at": stamp(event.createdAt), "thumbnail_url": event.thumbnailUrl,
-            ])
+            ? jsonLine(event)
             : "\(stamp(event.createdAt))  \(event.cameraName): \(event.description ?? "an event")  [\(event.id)]"
     }
 
@@ -148,8 +139,13 @@ public enum ArgusCommands {
 
     static func stamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 
-    static func jsonLine(_ fields: [String: String]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)) ?? Data("{}".utf8)
+    /// An object of the API as the API writes it (`--json`): its field names, dates in ISO 8601, absent fields
+    /// left out.
+    static func jsonLine(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

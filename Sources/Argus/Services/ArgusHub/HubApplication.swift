@@ -1,4 +1,5 @@
 import ArgusAPI
+import ArgusCribCall
 public import ArgusPush
 import ArgusStore
 import ArgusTokens
@@ -27,6 +28,10 @@ public struct HubConfiguration: Sendable {
     public var cameraSpecs: [CameraSpec] = []
     /// Seconds between two motion events of one camera.
     public var motionCooldown: Double = 30
+    /// Watch the CribCall monitors paired with `argus-hub monitors pair` as cameras.
+    public var watchesMonitors = true
+    /// The local addresses the monitors' streams (their pictures) use; empty: every interface but loopback.
+    public var iceAddresses: [String] = []
     /// Push notifications through APNs (nil: none).
     public var push: APNsConfiguration?
     /// Announce `_argus._tcp` on the LAN (Bonjour), with the certificate fingerprint in its TXT record.
@@ -81,22 +86,36 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
             throw HubError("\(error)")
         }
     }
+    let onEvent: @Sendable (CameraEvent) async -> Void = { [push] event in
+        guard let push else { return }
+        Task { await push.notify(event) }  // never holds up the camera
+    }
     let cameras: HubCameraSet
     do {
         cameras = try HubCameraSet(
             configuration.cameraSpecs, database: database, motionCooldown: configuration.motionCooldown,
-            logger: logger
-        ) { [push] event in
-            guard let push else { return }
-            Task { await push.notify(event) }  // never holds up the camera
-        }
+            logger: logger, onEvent: onEvent)
     } catch {
         await push?.close()  // its connection pool must be closed before it goes
         throw error
     }
+    var monitors: HubMonitorCameras?
+    if configuration.watchesMonitors {
+        do {
+            monitors = try await HubMonitorCameras(
+                NurseryMonitors(
+                    data: NurseryCommands.data(hub: directory), name: configuration.serviceName,
+                    iceAddresses: configuration.iceAddresses, logger: logger),
+                database: database, logger: logger, onEvent: onEvent)
+        } catch {
+            await push?.close()
+            throw HubError("the CribCall monitors cannot be watched: \(error)")
+        }
+    }
     let api = HubAPI(
         database: database, tokens: await AccessTokens(privateKey: secrets.signingKey, keyId: secrets.keyId),
-        adminKey: secrets.adminKey, limits: HubLimits(), cameras: cameras,
+        adminKey: secrets.adminKey, limits: HubLimits(),
+        cameras: HubCameraGroup(monitors.map { [cameras, $0] } ?? [cameras]),
         version: configuration.version, metrics: metrics, logger: logger, now: configuration.now)
     let router = Router(context: HubRequestContext.self)
     router.add(middleware: HubGate(logger: logger, metrics: metrics))
@@ -116,6 +135,7 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
     let port = configuration.port
     let fingerprint = secrets.certificateFingerprint
     var services: [any Service] = [cameras]
+    if let monitors { services.append(monitors) }
     if let push { services.append(push) }
     let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
     if configuration.advertises {
@@ -155,4 +175,9 @@ public struct HubError: Error, CustomStringConvertible, Sendable {
     public let description: String
 
     public init(_ description: String) { self.description = description }
+}
+
+/// A hub command that could not be done (not a mistake in its arguments), with why.
+public struct HubFailure: Error, CustomStringConvertible, Sendable {
+    public let description: String
 }

@@ -24,3 +24,26 @@ public struct NoCameras: HubCameras {
     public func cameras() async -> [Camera] { [] }
     public func snapshot(cameraId _: String) async -> CameraSnapshot { .unknown }
 }
+
+/// Several sets of cameras as one (the `--camera` ones and the paired monitors).
+public struct HubCameraGroup: HubCameras {
+    let members: [any HubCameras]
+
+    public init(_ members: [any HubCameras]) {
+        self.members = members
+    }
+
+    public func cameras() async -> [Camera] {
+        var all: [Camera] = []
+        for member in members { all += await member.cameras() }
+        return all
+    }
+
+    public func snapshot(cameraId: String) async -> CameraSnapshot {
+        for member in members {
+            let snapshot = await member.snapshot(cameraId: cameraId)
+            if snapshot != .unknown { return snapshot }
+        }
+        return .unknown
+    }
+}

@@ -1,6 +1,8 @@
 import ArgusAuth
+import ArgusCribCall
 public import ArgusPush
 import ArgusStore
+import CribCallApp
 import DeviceIdentityStore
 public import Foundation
 import Hummingbird
@@ -160,6 +162,73 @@ public enum HubLaunch {
                     || (0x2066...0x2069).contains(scalar.value)
                     ? "U+\(String(scalar.value, radix: 16, uppercase: true))" : String(scalar)
             }.joined())
+    }
+
+    // MARK: CribCall monitors
+
+    /// How `argus-hub monitors pair` reaches a monitor: the options of `cribcall pair`.
+    public struct MonitorPairing: Sendable {
+        /// The monitor's QR code text (its JSON).
+        public var qr: String?
+        /// Pair with the PIN the monitor shows.
+        public var pin = false
+        /// The monitor by id or name, found on the LAN (PIN pairing).
+        public var monitor: String?
+        /// HOST:PORT (with a QR code, HOST alone uses the QR's port).
+        public var address: String?
+        /// The monitor's certificate fingerprint (PIN pairing by address).
+        public var fingerprint: String?
+        /// What to call the monitor (PIN pairing; a QR code carries it).
+        public var monitorName: String?
+        /// The PIN, for scripts; otherwise asked for on the terminal.
+        public var pinCode: String?
+
+        public init() {}
+    }
+
+    /// `argus-hub monitors pair`: pairs the hub with a CribCall monitor, as a listener named `hubName`.
+    public static func pairMonitor(_ directory: URL, _ pairing: MonitorPairing, hubName: String?) async throws
+        -> String
+    {
+        var request = PairRequest(name: hubName ?? "Argus on \(ProcessInfo.processInfo.hostName)")
+        request.qr = pairing.qr
+        request.pin = pairing.pin
+        request.monitor = pairing.monitor
+        request.address = pairing.address
+        request.fingerprint = pairing.fingerprint
+        request.monitorName = pairing.monitorName
+        request.pinCode = pairing.pinCode
+        do {
+            _ = try HubSecrets.loadOrCreate(directory: directory)  // the hub's directory, 0700, before CribCall's in it
+        } catch {
+            throw HubError("\(error)")
+        }
+        return try await monitorCommand { try await NurseryCommands.pair(request, hub: directory) }
+    }
+
+    /// `argus-hub monitors list`.
+    public static func monitors(_ directory: URL, json: Bool) async throws -> [String] {
+        try await monitorCommand { try NurseryCommands.list(hub: directory, json: json) }
+    }
+
+    /// `argus-hub monitors forget`.
+    public static func forgetMonitor(_ directory: URL, _ id: String) async throws -> String {
+        try await monitorCommand { try await NurseryCommands.forget(id, hub: directory) }
+    }
+
+    /// CribCall's refusals in the hub's terms: bad arguments are a ``HubError`` (shown with the usage), anything
+    /// else a ``HubFailure``.
+    private static func monitorCommand<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let failure as CommandFailure {
+            if failure.kind == .usage { throw HubError(failure.message) }
+            throw HubFailure(description: failure.message)
+        } catch let error as HubError {
+            throw error
+        } catch {
+            throw HubFailure(description: "\(error)")
+        }
     }
 
     /// One line on stdout, at once (not held in a buffer while the hub runs).

@@ -1,5 +1,5 @@
-import CribCallStore
-import DeviceIdentityStore
+public import CribCallStore
+public import DeviceIdentityStore
 public import Foundation
 
 /// The device's data directory (`--data-dir`): the identity files and `cribcall.sqlite`. The management commands
@@ -28,12 +28,12 @@ public struct CribCallDataDirectory: Sendable {
     }
 
     /// The device identity, created (keys 0600 in a 0700 directory) on first use.
-    func identity() throws -> DeviceIdentityStore.Loaded {
+    public func identity() throws -> DeviceIdentityStore.Loaded {
         try DeviceIdentityStore(directory: url).loadOrCreate()
     }
 
     /// Opens the database, creating it as needed (the long-running commands).
-    func database() throws -> CribCallDatabase {
+    public func database() throws -> CribCallDatabase {
         try CribCallDatabase(directory: url)
     }
 

@@ -11,17 +11,24 @@ import QUIC
 public enum MonitorsCommands {
     /// The paired monitors as a table (or how to pair one), or one JSON object per line with `"event":"monitor"`,
     /// the full fingerprint, the last known address and the last alert received (seq). Returns the lines to print.
-    public static func list(in data: CribCallDataDirectory, json: Bool) throws -> [String] {
+    /// - Parameter howToPair: What the text says when none is paired (another program's commands).
+    public static func list(
+        in data: CribCallDataDirectory, json: Bool,
+        howToPair: String = "Find one with `cribcall scan`, then `cribcall pair`."
+    ) throws -> [String] {
         let monitors = try data.existingDatabase()?.trustedMonitors() ?? []
         if json { return monitors.map { jsonObject($0).canonicalString } }
-        return [table(monitors)]
+        return [table(monitors, howToPair: howToPair)]
     }
 
     /// Unpairs the monitor `id` names: tells it (UNPAIR) when it can be reached, and forgets it here either way.
     /// Returns what to tell the user.
-    public static func forget(_ id: String, in data: CribCallDataDirectory) async throws -> String {
-        guard let database = try data.existingDatabase() else { throw unknown(id) }
-        let monitor = try resolve(id, among: try database.trustedMonitors())
+    /// - Parameter listing: The command that lists the paired monitors (named when `id` matches none).
+    public static func forget(
+        _ id: String, in data: CribCallDataDirectory, listing: String = "cribcall monitors list"
+    ) async throws -> String {
+        guard let database = try data.existingDatabase() else { throw unknown(id, listing: listing) }
+        let monitor = try resolve(id, among: try database.trustedMonitors(), listing: listing)
         let identity = try data.identity().identity
         let service = ListenerService(
             identity: identity, name: ProcessInfo.processInfo.hostName, database: database,
@@ -37,14 +44,16 @@ public enum MonitorsCommands {
     }
 
     /// Finds the monitor `id` names: an exact id or name, else a unique id prefix of at least 4 characters.
-    static func resolve(_ id: String, among monitors: [TrustedMonitorRecord]) throws -> TrustedMonitorRecord {
+    static func resolve(
+        _ id: String, among monitors: [TrustedMonitorRecord], listing: String = "cribcall monitors list"
+    ) throws -> TrustedMonitorRecord {
         try DeviceLookup.find(
             id, among: monitors, id: \.monitorId, name: \.name, matchingNames: true, kind: "monitor",
-            unknown: unknown(id))
+            unknown: unknown(id, listing: listing))
     }
 
-    static func unknown(_ id: String) -> CommandFailure {
-        CommandFailure("no paired monitor has id or name \(TextTable.printable(id)); see `cribcall monitors list`")
+    static func unknown(_ id: String, listing: String = "cribcall monitors list") -> CommandFailure {
+        CommandFailure("no paired monitor has id or name \(TextTable.printable(id)); see `\(listing)`")
     }
 
     static func jsonObject(_ monitor: TrustedMonitorRecord) -> JSONValue {
@@ -62,10 +71,11 @@ public enum MonitorsCommands {
 
     /// The text listing: a header row and one aligned row per monitor (its name as it may be shown), or how to pair
     /// one.
-    static func table(_ monitors: [TrustedMonitorRecord]) -> String {
-        guard !monitors.isEmpty else {
-            return "No monitors are paired yet. Find one with `cribcall scan`, then `cribcall pair`."
-        }
+    static func table(
+        _ monitors: [TrustedMonitorRecord],
+        howToPair: String = "Find one with `cribcall scan`, then `cribcall pair`."
+    ) -> String {
+        guard !monitors.isEmpty else { return "No monitors are paired yet. \(howToPair)" }
         let rows =
             [["MONITOR ID", "NAME", "ADDRESS", "FINGERPRINT", "PAIRED AT"]]
             + monitors.map { monitor in

@@ -1,7 +1,7 @@
 import CanonicalJSON
 import CribCallListener
 import CribCallProtocol
-import CribCallStore
+public import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
@@ -33,6 +33,11 @@ public struct PairRequest: Sendable {
 
     /// Pairs, and returns what to tell the user.
     public func run(in data: CribCallDataDirectory) async throws -> String {
+        Self.paired(try await pair(in: data))
+    }
+
+    /// Pairs the listener of `data` (an Argus hub's too), and returns the monitor it now trusts.
+    public func pair(in data: CribCallDataDirectory) async throws -> TrustedMonitorRecord {
         let identity = try data.identity().identity
         let service = ListenerService(
             identity: identity, name: name, database: try data.database(),
@@ -50,7 +55,7 @@ public struct PairRequest: Sendable {
         } else {
             throw CommandFailure.usage("choose --pin or --qr")
         }
-        return Self.paired(record)
+        return record
     }
 
     /// What `cribcall pair` prints once paired: the monitor's name as it may be shown (``PeerName/sanitized(_:)``:

@@ -37,4 +37,21 @@ struct EventStoreTests {
         #expect(try database.cameras().first?.lastEventAt == at)
         #expect(try database.pruneEvents(before: ArgusFixtures.epoch.addingTimeInterval(11)) == 10)
     }
+
+    @Test("a thumbnail that comes later is set once, never over one already there, and not for a pruned event")
+    func lateThumbnail() throws {
+        let database = try ArgusDatabase.inMemory()
+        let camera = try database.camera(source: "cribcall:m1", name: "Nursery", sourceType: "cribcall")
+        let event = try database.addEvent(
+            cameraId: camera.id, description: "Noise detected", smartDetectionType: "noise", confidence: nil,
+            thumbnail: nil, at: ArgusFixtures.epoch)
+        #expect(!event.hasThumbnail)
+        #expect(try database.thumbnail(eventId: event.id) == nil)
+        #expect(try database.setThumbnail(eventId: event.id, Data([0xFF, 0xD8, 1])))
+        #expect(!(try database.setThumbnail(eventId: event.id, Data([0xFF, 0xD8, 2]))), "the first picture stays")
+        #expect(try database.thumbnail(eventId: event.id) == Data([0xFF, 0xD8, 1]))
+        #expect(try database.event(event.id)?.hasThumbnail == true)
+        try database.pruneEvents(before: ArgusFixtures.epoch.addingTimeInterval(1))
+        #expect(!(try database.setThumbnail(eventId: event.id, Data([0xFF, 0xD8, 3]))))
+    }
 }
