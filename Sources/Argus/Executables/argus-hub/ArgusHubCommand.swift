@@ -81,6 +81,12 @@ struct Serve: AsyncParsableCommand {
         help: "Take the monitors' pictures over this local address only (repeatable; 127.0.0.1 for loopback).")
     var iceAddresses: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the owner's page on this loopback port (0: any free port): pairing codes, devices, monitors.",
+            valueName: "port"))
+    var web: Int?
+
     @Flag(help: "Do not connect to the CribCall monitors paired with `argus-hub monitors pair`.")
     var noMonitors = false
 
@@ -112,6 +118,7 @@ struct Serve: AsyncParsableCommand {
         configuration.motionCooldown = motionCooldown
         configuration.watchesMonitors = !noMonitors
         configuration.iceAddresses = iceAddresses
+        configuration.ownerPagePort = web
         configuration.host = host ?? (http ? "127.0.0.1" : "0.0.0.0")
         configuration.plainHTTP = http
         configuration.port = port

@@ -32,6 +32,10 @@ public struct HubConfiguration: Sendable {
     public var watchesMonitors = true
     /// The local addresses the monitors' streams (their pictures) use; empty: every interface but loopback.
     public var iceAddresses: [String] = []
+    /// Serve the owner's page on this loopback port (0: any free port); nil: no page.
+    public var ownerPagePort: Int?
+    /// Called with the owner's page's address (its secret included) once it is served.
+    public var onOwnerPage: (@Sendable (_ url: String) async -> Void)?
     /// Push notifications through APNs (nil: none).
     public var push: APNsConfiguration?
     /// Announce `_argus._tcp` on the LAN (Bonjour), with the certificate fingerprint in its TXT record.
@@ -53,6 +57,9 @@ public struct HubConfiguration: Sendable {
             return "--http serves without TLS, so only on loopback: add --host 127.0.0.1, or leave out --http."
         }
         guard (0...65_535).contains(port) else { return "--port \(port) is not a port (0 to 65535; 0: any free one)." }
+        if let web = ownerPagePort, !(0...65_535).contains(web) {
+            return "--web \(web) is not a port (0 to 65535; 0: any free one)."
+        }
         return nil
     }
 }
@@ -136,6 +143,13 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
     let fingerprint = secrets.certificateFingerprint
     var services: [any Service] = [cameras]
     if let monitors { services.append(monitors) }
+    if let ownerPort = configuration.ownerPagePort {
+        let page = try HubOwnerPage(directory: directory, fingerprint: fingerprint, monitors: monitors)
+        services.append(
+            HubOwnerPageService(page: page, port: ownerPort, logger: logger) { url in
+                await configuration.onOwnerPage?(url)
+            })
+    }
     if let push { services.append(push) }
     let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
     if configuration.advertises {

@@ -35,6 +35,16 @@ public enum HubLaunch {
                 say("Pair a phone: argus-hub pair --data-dir \(path)")
             }
         }
+        configuration.onOwnerPage = { url in
+            if json {
+                let data = try? JSONSerialization.data(
+                    withJSONObject: ["event": "owner_page", "url": url],
+                    options: [.sortedKeys, .withoutEscapingSlashes])
+                say(String(decoding: data ?? Data(), as: UTF8.self))
+            } else {
+                say("The owner's page (this machine only): \(url)")
+            }
+        }
         var logger = Logger(label: "argus-hub")
         logger.logLevel = .info
         try await makeHubApplication(configuration, logger: logger).runService()

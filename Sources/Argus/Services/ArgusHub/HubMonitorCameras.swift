@@ -49,6 +49,20 @@ public final class HubMonitorCameras: HubCameras, Service {
         }
     }
 
+    /// A paired monitor as the owner sees it.
+    public struct PairedMonitor: Sendable, Hashable {
+        public var id: String
+        public var name: String
+        public var online: Bool
+    }
+
+    /// The paired monitors, by name.
+    public func monitors() async -> [PairedMonitor] {
+        state.withLock { state in
+            state.cameras.map { PairedMonitor(id: $0.key, name: $0.value.name, online: state.online.contains($0.key)) }
+        }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
     // MARK: HubCameras
 
     public func cameras() async -> [Camera] {
