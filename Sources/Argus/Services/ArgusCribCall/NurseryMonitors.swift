@@ -149,6 +149,11 @@ public actor NurseryMonitors {
                 description: SafetyWording.alert(alert.kind).title,
                 smartDetectionType: alert.kind == .crying ? "cry" : alert.kind.rawValue,
                 confidence: alert.confidence, picture: picture, live: alert.replayed != true)
+        case .alertsNotKept(_, let name, let count):
+            logger.warning(
+                "a monitor no longer keeps some alerts of while the hub was away",
+                metadata: ["monitor": "\(PeerName.sanitized(name))", "count": "\(count)"])
+            return nil
         case .streamStarted, .streamEndingSoon, .streamEnded, .safetyStatus, .alertUpdated:
             return nil
         }

@@ -23,6 +23,13 @@ extension CribCallDatabase {
             createdAt: date
         )
         try writer.write { db in
+            // The id stays with the certificate that paired under it: a device re-pairing replaces its own row (same
+            // certificate), never another device's.
+            if let holder = try TrustedListenerRecord.fetchOne(db, key: record.listenerId),
+                holder.fingerprint != record.fingerprint
+            {
+                throw CribCallStoreError.listenerIdTaken(record.listenerId)
+            }
             try TrustedListenerRecord
                 .filter(
                     TrustedListenerRecord.CodingKeys.listenerId == record.listenerId

@@ -12,6 +12,8 @@ public enum CribCallStoreError: Error, Sendable, Hashable, CustomStringConvertib
     case duplicateEventId(String)
     /// An argument such as a limit was negative.
     case invalidArgument(String)
+    /// Another certificate is paired under this listener id: one device cannot take another's place.
+    case listenerIdTaken(String)
 
     /// A one-line explanation suitable for logs and command-line output.
     public var description: String {
@@ -28,6 +30,8 @@ public enum CribCallStoreError: Error, Sendable, Hashable, CustomStringConvertib
             "a noise event with eventId \(id) is already stored"
         case .invalidArgument(let message):
             message
+        case .listenerIdTaken(let id):
+            "listener id \(id) is paired with another certificate; revoke that listener first"
         }
     }
 }

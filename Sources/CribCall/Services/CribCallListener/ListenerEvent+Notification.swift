@@ -42,6 +42,13 @@ extension ListenerEvent {
         case .streamStarted, .streamEnded:
             // The user opened the stream, or is watching it: the player shows it, no bubble needed.
             return nil
+        case .alertsNotKept(let monitorId, let name, let count):
+            return DesktopNotification(
+                summary: "Some alerts from \(name) are gone",
+                body:
+                    "\(count) alert\(count == 1 ? "" : "s") from while the link was down \(count == 1 ? "was" : "were") "
+                    + "older than the monitor keeps. The others are shown.",
+                urgency: .normal, category: .device, tag: monitorId, expiration: .never)
         case .safetyStatus(let monitorId, let name, let status):
             // Only a monitor that stopped judging is worth a bubble; an active one needs none.
             guard status.monitoring != .active else { return nil }

@@ -71,6 +71,11 @@ extension ListenerEvent {
                 "alertId": .string(update.alertId), "state": .string(update.state.rawValue), "by": .string(update.by),
                 "at": .number(Double(update.at)), "mutedUntil": update.mutedUntil.map { .number(Double($0)) } ?? .null,
             ]
+        case .alertsNotKept(let id, let name, let count):
+            [
+                "event": "alerts_not_kept", "monitorId": .string(id), "monitorName": .string(name),
+                "count": .number(Double(count)),
+            ]
         }
     }
 
@@ -99,6 +104,9 @@ extension ListenerEvent {
             Self.alertText(alert, monitorName: name)
         case .alertUpdated(_, let name, let update):
             "\(name): " + SafetyWording.update(update.state, by: update.by, mutedMinutes: Self.minutes(update))
+        case .alertsNotKept(_, let name, let count):
+            "⚠️  \(count) alert\(count == 1 ? "" : "s") from \"\(name)\" while the link was down \(count == 1 ? "is" : "are") "
+                + "too old for the monitor to keep (the last 1,000, or a day's); the rest follow."
         }
     }
 
@@ -126,6 +134,8 @@ extension ListenerEvent {
         case .alertUpdated(let id, let name, var update):
             update.by = PeerName.sanitized(update.by)
             return .alertUpdated(monitorId: id, monitorName: PeerName.sanitized(name), update: update)
+        case .alertsNotKept(let id, let name, let count):
+            return .alertsNotKept(monitorId: id, monitorName: PeerName.sanitized(name), count: count)
         }
     }
 

@@ -26,4 +26,7 @@ public enum ListenerEvent: Sendable, Hashable {
     case safetyAlert(monitorId: String, monitorName: String, alert: SafetyAlert)
     /// Someone acted on an alert (this listener or another).
     case alertUpdated(monitorId: String, monitorName: String, update: AlertUpdated)
+    /// While the link was down the monitor logged `count` alerts it no longer keeps (PROTOCOL.md §8: the last
+    /// 1,000, or a day's): they cannot be replayed; those it kept follow.
+    case alertsNotKept(monitorId: String, monitorName: String, count: Int64)
 }

@@ -443,6 +443,7 @@ public actor ListenerService {
         defer { keepAlive.cancel() }
         do {
             let since = (try? database.lastSeq(monitorId: monitor.monitorId)) ?? 0
+            var log = EventLogReader(since: since, pairedAt: monitor.createdAt)
             try await connection.send(.eventsSince(EventsSince(afterSeq: since)))
             for try await frame in connection.inbound {
                 lastHeard.touch()
@@ -450,9 +451,14 @@ public actor ListenerService {
                 if await handleStreamMessage(message, monitorId: monitor.monitorId) { continue }
                 switch message {
                 case .noiseEvent(let event):
-                    let last = (try? database.lastSeq(monitorId: monitor.monitorId)) ?? 0
-                    if event.seq > last {  // else already shown (replay overlap)
-                        try? database.recordReceived(seq: event.seq, from: monitor.monitorId)
+                    let verdict = log.take(seq: event.seq, replayed: event.replayed == true, at: event.timestamp)
+                    if verdict.notKept > 0 {
+                        report.yield(
+                            .alertsNotKept(
+                                monitorId: monitor.monitorId, monitorName: monitor.name, count: verdict.notKept))
+                    }
+                    if verdict.record { try? database.recordReceived(seq: event.seq, from: monitor.monitorId) }
+                    if verdict.show {
                         report.yield(.noise(monitorId: monitor.monitorId, monitorName: monitor.name, event: event))
                     }
                     // The automatic stream is open or ended before the next message (its WEBRTC_OFFER) is read.
@@ -463,9 +469,14 @@ public actor ListenerService {
                     report.yield(.safetyStatus(monitorId: monitor.monitorId, monitorName: monitor.name, status: status))
                 case .safetyAlert(let alert):
                     // The event log's seq: shown once, also when a replay overlaps what arrived live.
-                    let last = (try? database.lastSeq(monitorId: monitor.monitorId)) ?? 0
-                    if alert.seq > last {
-                        try? database.recordReceived(seq: alert.seq, from: monitor.monitorId)
+                    let verdict = log.take(seq: alert.seq, replayed: alert.replayed == true, at: alert.detectedAt)
+                    if verdict.notKept > 0 {
+                        report.yield(
+                            .alertsNotKept(
+                                monitorId: monitor.monitorId, monitorName: monitor.name, count: verdict.notKept))
+                    }
+                    if verdict.record { try? database.recordReceived(seq: alert.seq, from: monitor.monitorId) }
+                    if verdict.show {
                         report.yield(
                             .safetyAlert(monitorId: monitor.monitorId, monitorName: monitor.name, alert: alert))
                     }

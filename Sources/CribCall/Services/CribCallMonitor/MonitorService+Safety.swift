@@ -172,6 +172,7 @@ extension MonitorService {
                 alertId: alertId, kind: kind.rawValue, severity: kind.severity.rawValue, timestamp: timestamp,
                 confidence: confidence, detector: detector)
         else { return nil }
+        pruneEventLog(afterWriting: record.seq)
         // The evidence picture goes to the listeners and is never stored.
         let evidence = run.camera.latestEvidence.flatMap {
             try? SafetyEvidence(width: $0.width, height: $0.height, jpeg: $0.jpeg)

@@ -100,6 +100,7 @@ public actor MonitorService {
         // History (the app's Tonight / Last Night) knows when the monitor ran; a run cut by a power loss ends where
         // it was last seen, within a minute.
         let run = MonitoringRun(database: database, clock: wallClock)
+        pruneEventLog()
         await withDiscardingTaskGroup { group in
             for await connection in transport.connections {
                 let id = register(connection)
@@ -169,10 +170,8 @@ public actor MonitorService {
         case .pairRequest(let request):
             switch qr.handle(request, context: context(for: session.connection), now: now) {
             case .accepted(let listener, let reply):
-                guard trust(listener, method: "qr", pairedOn: id) else {
-                    return [
-                        .send(.error(.internalError, "the monitor could not save the pairing")), .close(.internalError),
-                    ]
+                if let refusal = trust(listener, method: "qr", pairedOn: id) {
+                    return [.send(refusal), .close(.unauthorized)]
                 }
                 accept(.pairAccepted(reply), connection: id, listenerId: listener.listenerId)
                 return []
@@ -187,8 +186,15 @@ public actor MonitorService {
                 pin.handleSubmit(submit, context: context(for: session.connection), connection: id, now: now),
                 connection: id)
         case .eventsSince(let request):
-            let records = (try? database.noiseEvents(afterSeq: request.afterSeq, limit: 1000)) ?? []
-            return records.map { .send($0.replayMessage(monitorId: monitorId)) }
+            // Everything the log still keeps after afterSeq, in order and before anything queued later (a live
+            // event then cannot move the listener's lastSeq past what it has not been sent yet), a page at a time.
+            let database = database
+            let monitorId = monitorId
+            session.outbox.replay(after: request.afterSeq) { cursor in
+                let records = (try? database.noiseEvents(afterSeq: cursor, limit: Self.replayPage)) ?? []
+                return (records.map { $0.replayMessage(monitorId: monitorId) }, records.last?.seq ?? cursor)
+            }
+            return []
         case .alertAction(let action):
             guard let listenerId = session.listenerId else { return [] }
             return handleAlertAction(action, from: listenerId)
@@ -255,10 +261,10 @@ public actor MonitorService {
             case .scheduleExpiry(let deadline):
                 schedulePINExpiry(at: deadline)
             case .trust(let listener):
-                if trust(listener, method: "pin", pairedOn: connection) {
-                    paired = listener
+                if let refusal = trust(listener, method: "pin", pairedOn: connection) {
+                    forSession.append(.send(refusal))
                 } else {
-                    forSession.append(.send(.error(.internalError, "the monitor could not save the pairing")))
+                    paired = listener
                 }
             case .persistFailedSessions(let count):
                 try? database.setPinPairingFailures(count)
@@ -284,10 +290,22 @@ public actor MonitorService {
 
     /// Stores a newly paired listener and trusts its sessions from the next message on. Its other sessions get
     /// events at once; the one it paired on (`pairedOn`) once its PAIR_ACCEPTED is queued
-    /// (``accept(_:connection:listenerId:)``).
-    private func trust(_ listener: TrustedListener, method: String, pairedOn: UInt64?) -> Bool {
-        guard (try? database.trustListener(listener, at: wallClock())) != nil else { return false }
-        trusted.insert(listener.fingerprint, listenerId: listener.listenerId)
+    /// (``accept(_:connection:listenerId:)``). A certificate it replaces (the same device re-paired) is no longer
+    /// trusted from now on: its sessions are closed.
+    /// - Returns: nil when trusted; otherwise the ERROR to answer (the id belongs to another device, or the
+    ///   pairing could not be saved).
+    private func trust(_ listener: TrustedListener, method: String, pairedOn: UInt64?) -> ControlMessage? {
+        do {
+            try database.trustListener(listener, at: wallClock())
+        } catch CribCallStoreError.listenerIdTaken {
+            emit.yield(.pairingFailed(reason: "listener_id_taken"))
+            return .error(
+                .conflict,
+                "another device is paired under this listener id; revoke it on the monitor, or pair with a new id")
+        } catch {
+            return .error(.internalError, "the monitor could not save the pairing")
+        }
+        reloadTrust()
         for (id, session) in sessions where session.connection.peer.fingerprint == listener.fingerprint {
             if id != pairedOn { sessions[id]?.listenerId = listener.listenerId }
         }
@@ -295,7 +313,7 @@ public actor MonitorService {
             .paired(
                 listenerId: listener.listenerId, listenerName: listener.name,
                 certFingerprint: listener.fingerprint.hex, method: method))
-        return true
+        return nil
     }
 
     /// Queues PAIR_ACCEPTED on the connection that paired, then lets events reach it: both go through the
@@ -379,6 +397,20 @@ public actor MonitorService {
         _ = perform(pin.unlock())
     }
 
+    // MARK: the event log
+
+    /// Events replayed per read of the log.
+    static let replayPage = 500
+    /// How often (in events written) the log is pruned.
+    static let prunePeriod: Int64 = 64
+
+    /// Prunes the event log by PROTOCOL.md §8 (kept: the last 1,000, or 24 h) at start and every ``prunePeriod``
+    /// events written, so it never grows past what a replay may send.
+    func pruneEventLog(afterWriting seq: Int64? = nil) {
+        guard seq.map({ $0 % Self.prunePeriod == 0 }) ?? true else { return }
+        _ = try? database.pruneNoiseEvents(keepLast: 1000, newerThan: wallClock().addingTimeInterval(-86_400))
+    }
+
     // MARK: noise
 
     /// Logs a detection and sends NOISE_EVENT to every connected trusted listener.
@@ -395,6 +427,7 @@ public actor MonitorService {
         let record = try database.appendNoiseEvent(
             eventId: UUID().uuidString.lowercased(), kind: kind, timestamp: timestamp,
             peakLevel: detection.peakLevel, autoStreamSessionId: nil)
+        pruneEventLog(afterWriting: record.seq)
         let event = record.message(monitorId: monitorId)
         emit.yield(.noise(seq: record.seq, eventId: record.eventId, peakLevel: record.peakLevel, timestamp: timestamp))
         for id in sessions.keys.sorted() where sessions[id]?.listenerId != nil {

@@ -11,10 +11,6 @@ final class TrustedSet: Sendable {
         fingerprints.withLock { $0 = entries }
     }
 
-    func insert(_ fingerprint: CertificateFingerprint, listenerId: String) {
-        fingerprints.withLock { $0[fingerprint] = listenerId }
-    }
-
     /// The listener id trusted under `fingerprint`, if any.
     func listenerId(for fingerprint: CertificateFingerprint) -> String? {
         fingerprints.withLock { $0[fingerprint] }

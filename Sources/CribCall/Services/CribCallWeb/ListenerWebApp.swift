@@ -141,6 +141,8 @@ public actor ListenerWebApp {
                 AlertUpdateRecord(
                     alertId: update.alertId, state: update.state.rawValue, byName: update.by, at: update.at,
                     mutedUntil: update.mutedUntil))
+        case .alertsNotKept:
+            break  // the replayed alerts that follow are what the page lists
         case .streamStarted(let monitorId, let sessionId, let mediaType):
             streams[sessionId] = (monitorId, mediaType, "playing")
         case .streamEndingSoon(_, let sessionId, let seconds):

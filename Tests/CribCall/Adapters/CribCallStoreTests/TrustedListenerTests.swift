@@ -35,18 +35,22 @@ struct TrustedListenerTests {
         #expect(try database.trustedListener(fingerprint: StoreFixtures.fingerprint(3)) == nil)
     }
 
-    @Test("re-pairing the same listenerId replaces its row with the new certificate, name and date")
+    @Test("re-pairing with the same certificate replaces the row (new name and date); another certificate is refused")
     func repairSameId() throws {
         let database = try CribCallDatabase.inMemory()
         try database.trustListener(StoreFixtures.listener("L1", name: "Old", byte: 1), at: StoreFixtures.date(0))
-        try database.trustListener(StoreFixtures.listener("L1", name: "New", byte: 9), at: StoreFixtures.date(5))
+        try database.trustListener(StoreFixtures.listener("L1", name: "New", byte: 1), at: StoreFixtures.date(5))
+        // The id stays with the certificate that paired it: another device cannot take its place.
+        #expect(throws: CribCallStoreError.listenerIdTaken("L1")) {
+            try database.trustListener(StoreFixtures.listener("L1", name: "Other", byte: 9), at: StoreFixtures.date(6))
+        }
 
         let listeners = try database.trustedListeners()
         #expect(listeners.count == 1)
         #expect(listeners.first?.name == "New")
-        #expect(listeners.first?.fingerprint == StoreFixtures.fingerprint(9))
+        #expect(listeners.first?.fingerprint == StoreFixtures.fingerprint(1))
         #expect(listeners.first?.createdAt == StoreFixtures.date(5))
-        #expect(try database.trustedListener(fingerprint: StoreFixtures.fingerprint(1)) == nil)
+        #expect(try database.trustedListener(fingerprint: StoreFixtures.fingerprint(9)) == nil)
     }
 
     @Test("a new listenerId with an already-trusted fingerprint replaces the old row (fingerprints stay unique)")

@@ -111,6 +111,46 @@ struct MonitorServiceTests {
         await harness.stop()
     }
 
+    @Test(
+        "a listener id stays with the certificate that paired it: another device claiming it is refused, not swapped in"
+    )
+    func listenerIdBoundToCertificate() async throws {
+        let harness = try MonitorHarness()
+        let original = try await pairByPIN(harness)
+        // Another device, with its own certificate, pairs by QR code claiming the first listener's id.
+        let intruder = try DeviceIdentity.generate(now: Date())
+        var claimed = LocalDevice(intruder, name: "Not Dad")
+        claimed.deviceId = listener.deviceId
+        let client = try QRPairingClient(qrText: await harness.service.showQR().qrText, local: claimed)
+        let connection = try await harness.connect(intruder)
+        try await connection.send(.pairRequest(client.request()))
+        var frames = connection.inbound.makeAsyncIterator()
+        guard case .error(let refusal)? = try await connection.nextMessage(&frames) else {
+            Issue.record("the claim is refused")
+            return
+        }
+        #expect(refusal.errorCode == .conflict && refusal.message.contains("another device"), "\(refusal.message)")
+        #expect(await connection.closed() == .peerApplication(code: 2, reason: ""))
+        // The first device is still the one trusted, in the database and on its open session.
+        let stored = try harness.database.trustedListeners()
+        #expect(stored.map(\.fingerprint) == [listener.fingerprint])
+        try await original.send(.ping(Ping(timestamp: 7)))
+        var heard = original.inbound.makeAsyncIterator()
+        while let message = try await original.nextMessage(&heard) {
+            if case .pong(let ping) = message, ping.timestamp == 7 { break }
+            if case .error = message { Issue.record("the first device lost its trust: \(message)") }
+        }
+        let stranger = try await harness.connect(intruder)
+        try await stranger.send(.eventsSince(EventsSince(afterSeq: 0)))
+        var strangerFrames = stranger.inbound.makeAsyncIterator()
+        guard case .error(let denied)? = try await stranger.nextMessage(&strangerFrames) else {
+            Issue.record("the other certificate is not trusted")
+            return
+        }
+        #expect(denied.errorCode == .unauthorized)
+        await harness.stop()
+    }
+
     @Test("a noise event reaches trusted listeners only; EVENTS_SINCE replays what was missed, marked replayed")
     func noiseAndReplay() async throws {
         let harness = try MonitorHarness()
