@@ -4,7 +4,8 @@
     ws_scenarios.py --url ws://127.0.0.1:PORT/ws SCENARIO [--turn-secret S]
 
 Scenarios: registration, presence, call_flow, decline, oversize, garbage, rate_limit, race, heartbeat,
-slow_reader, turn_credentials, cross_node (two nodes sharing PostgreSQL: --url and --url2). Each talks to an already running bemyears-server only through its WebSocket (the
+slow_reader, turn_credentials, cross_node (two nodes sharing PostgreSQL: --url and --url2), origin (pages of other
+origins refused at the upgrade; the server's own, --allowed-origin and no Origin let in). Each talks to an already running bemyears-server only through its WebSocket (the
 Python `websockets` library, pinned websockets==15.0.1; slow_reader also uses a raw socket that stops reading) and
 checks what the protocol promises.
 
@@ -853,8 +854,33 @@ async def cross_node(url: str, args) -> dict:
     return {"callId": call_id}
 
 
+async def origin(url: str, args) -> dict:
+    """Only the server's own pages (and --allowed-origin) may open /ws; programs without an Origin may too."""
+    parsed = urllib.parse.urlparse(url)
+    own = f"http://{parsed.netloc}"
+    # (The server's own host and port over https is its own page behind a TLS proxy: allowed.)
+    foreign = ["http://evil.example", "null", f"http://{parsed.hostname}:1", f"http://{parsed.hostname}.evil.example",
+               "https://app.example.org.evil.example"]
+    for page in foreign:
+        try:
+            ws = await connect(url, origin=page, open_timeout=10, ping_interval=None)
+        except websockets.exceptions.InvalidStatus as e:
+            # The upgrade is refused: no WebSocket exists (the server's log says why, for its operator).
+            check(e.response.status_code in (400, 403), f"origin {page}: HTTP {e.response.status_code}")
+        else:
+            await ws.close()
+            raise CheckFailed(f"a page from {page} opened the signaling WebSocket")
+    allowed = [own, f"https://{parsed.netloc}", None] + ([args.allowed_origin] if args.allowed_origin else [])
+    for page in allowed:
+        ws = await connect(url, origin=page, open_timeout=10, ping_interval=None, max_size=2**22)
+        peer = Peer(f"origin {page}", ws)
+        await peer.register(f"orig_{suffix()}", "caller")
+        await ws.close()
+    return {"refused": len(foreign), "allowed": len(allowed)}
+
+
 SCENARIOS = {f.__name__: f for f in (registration, presence, call_flow, decline, oversize, garbage, rate_limit, race,
-                                      heartbeat, slow_reader, turn_credentials, cross_node)}
+                                      heartbeat, slow_reader, turn_credentials, cross_node, origin)}
 
 
 def main() -> int:
@@ -865,6 +891,7 @@ def main() -> int:
     ap.add_argument("--turn-secret", default="")
     ap.add_argument("--turn-url", default="")
     ap.add_argument("--url2", default="", help="a second node's ws:// URL (cross_node)")
+    ap.add_argument("--allowed-origin", default="", help="an origin the server was started to allow (origin)")
     args = ap.parse_args()
     result: dict = {"ok": False, "scenario": args.scenario}
     code = 1

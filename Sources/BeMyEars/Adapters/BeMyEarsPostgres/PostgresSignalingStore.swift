@@ -34,6 +34,7 @@ public final class PostgresSignalingStore: Sendable {
     ///
     /// - Parameters:
     ///   - url: `postgres://user:password@host:port/database?sslmode=…` (see the module README for the forms).
+    ///   - password: The password when the URL has none (else `PGPASSWORD`, as libpq does).
     ///   - node: This process's identity, unique among the processes sharing the database.
     ///   - logger: Where the adapter logs (never message contents).
     ///   - maximumConnections: The pool's size. The bus keeps one connection for `LISTEN`.
@@ -41,13 +42,16 @@ public final class PostgresSignalingStore: Sendable {
     ///   ``PostgresStoreError/Code/invalidNodeID``).
     public convenience init(
         url: String,
+        password: String? = nil,
         node: NodeID,
         logger: Logger = Logger(label: "bemyears.postgres"),
         maximumConnections: Int = 20
     ) throws(PostgresStoreError) {
         var configuration: PostgresClient.Configuration
         do {
-            configuration = try PostgresURL(url).configuration
+            var parsed = try PostgresURL(url)
+            if parsed.password == nil { parsed.password = password }
+            configuration = parsed.configuration
         } catch {
             throw PostgresStoreError(code: .invalidURL, message: error.message)
         }

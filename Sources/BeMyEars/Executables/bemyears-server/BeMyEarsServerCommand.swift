@@ -23,8 +23,23 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
     @Option(help: "Where signaling state lives: \(StoreLocation.syntax).")
     var store = "memory"
 
-    @Option(help: "Shared secret of a coturn with use-auth-secret: REGISTERED then carries TURN credentials.")
+    @Option(
+        help: """
+            Shared secret of a coturn with use-auth-secret: REGISTERED then carries TURN credentials. Visible to \
+            every user in the process list: prefer --turn-secret-file.
+            """)
     var turnSecret: String?
+
+    @Option(help: "A file (mode 0600) whose first line is the TURN shared secret.")
+    var turnSecretFile: String?
+
+    @Option(help: "A file (mode 0600) whose first line is the PostgreSQL password (or set PGPASSWORD).")
+    var storePasswordFile: String?
+
+    @Option(
+        name: .customLong("allowed-origin"),
+        help: "A web origin (scheme://host[:port]) whose pages may use /ws besides this server's own (repeatable).")
+    var allowedOrigins: [String] = []
 
     @Option(help: "The TURN server for --turn-secret, e.g. turn:turn.example.org:3478.")
     var turnUrl: String?
@@ -54,6 +69,9 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
         options.port = port
         options.store = store
         options.turnSecret = turnSecret
+        options.turnSecretFile = turnSecretFile
+        options.storePasswordFile = storePasswordFile
+        options.allowedOrigins = allowedOrigins
         options.turnURL = turnUrl
         options.withTURN = withTurn
         options.turnPort = turnPort

@@ -35,14 +35,31 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
     )
 
     let webSocketRouter = Router(context: BeMyEarsRequestContext.self)
-    webSocketRouter.ws("/ws") { inbound, outbound, context in
-        try await connection.run(
-            inbound: inbound,
-            outbound: outbound,
-            channel: context.requestContext.channel,
-            readLimit: readLimit
-        )
-    }
+    let origins = configuration.origins
+    webSocketRouter.ws(
+        "/ws",
+        shouldUpgrade: { request, _ in
+            let origin = request.headers[.origin]
+            // Refused before any WebSocket exists (the upgrade fails: HTTP 400); a page's script cannot read why,
+            // so the operator's log says it, with the fix.
+            guard origins.permits(origin: origin, host: request.head.authority) else {
+                let shown = String(origin?.prefix(100) ?? "")
+                logger.warning(
+                    "event=origin_refused origin=\(shown) (a page of another site; allow it with --allowed-origin if it is yours)"
+                )
+                return .dontUpgrade
+            }
+            return .upgrade([:])
+        },
+        onUpgrade: { inbound, outbound, context in
+            try await connection.run(
+                inbound: inbound,
+                outbound: outbound,
+                channel: context.requestContext.channel,
+                readLimit: readLimit
+            )
+        }
+    )
 
     // The shared store and the cluster channel first: services stop in reverse order, so they outlive the server.
     var services: [any Service] = []

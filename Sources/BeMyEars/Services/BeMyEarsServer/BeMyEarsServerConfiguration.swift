@@ -35,6 +35,8 @@ public struct BeMyEarsServerConfiguration: Sendable {
     public var logger: Logger
     /// Called once the server listens, with the actual port.
     public var onReady: (@Sendable (_ port: Int) async -> Void)?
+    /// Which web pages may open `/ws` (the server's own, and `--allowed-origin`).
+    public var origins = try! OriginPolicy(allowing: [])
 
     public init(
         host: String = "127.0.0.1",

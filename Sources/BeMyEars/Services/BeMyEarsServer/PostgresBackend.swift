@@ -13,10 +13,11 @@ public struct PostgresBackend: Sendable {
     ///   - url: The database (see `BeMyEarsPostgres` for the accepted forms).
     ///   - node: This process; unique among the processes sharing the database.
     /// - Throws: ``ServerStartupError`` saying what to fix in the URL or node id.
-    public init(url: String, node: NodeID, logger: Logger) throws {
+    /// - Parameter password: For a URL without one (`--store-password-file`); else `PGPASSWORD` is used.
+    public init(url: String, password: String? = nil, node: NodeID, logger: Logger) throws {
         let store: PostgresSignalingStore
         do {
-            store = try PostgresSignalingStore(url: url, node: node, logger: logger)
+            store = try PostgresSignalingStore(url: url, password: password, node: node, logger: logger)
         } catch {
             throw ServerStartupError("--store: \(error.description) (syntax: \(StoreLocation.syntax))")
         }

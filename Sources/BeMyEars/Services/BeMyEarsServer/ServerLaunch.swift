@@ -1,6 +1,7 @@
 public import BeMyEarsCore
 import CanonicalJSON
 import Foundation
+import Logging
 
 /// What `bemyears-server` was asked for, checked and run here so the executable only parses arguments.
 public struct ServerOptions: Sendable, Hashable {
@@ -20,6 +21,13 @@ public struct ServerOptions: Sendable, Hashable {
     public var nodeId: String?
     /// Advertise `_bemyears._tcp` over mDNS.
     public var advertisesService = true
+    /// Web origins besides the server's own whose pages may open `/ws` (`--allowed-origin`).
+    public var allowedOrigins: [String] = []
+    /// A file holding the TURN secret (`--turn-secret-file`): unlike `--turn-secret`, not visible in the process
+    /// list.
+    public var turnSecretFile: String?
+    /// A file holding the PostgreSQL password (`--store-password-file`), for a `--store` URL without one.
+    public var storePasswordFile: String?
 
     public init() {}
 
@@ -42,11 +50,11 @@ public struct ServerOptions: Sendable, Hashable {
         if withTURN, turnSecret != nil {
             throw Invalid(description: "--with-turn starts its own coturn with a random secret: drop --turn-secret")
         }
-        if turnSecret != nil, turnURL == nil {
+        if turnSecret != nil || turnSecretFile != nil, turnURL == nil {
             throw Invalid(
                 description: "--turn-secret needs --turn-url turn:HOST:PORT (the coturn that shares the secret)")
         }
-        if turnURL != nil, turnSecret == nil, !withTURN {
+        if turnURL != nil, turnSecret == nil, turnSecretFile == nil, !withTURN {
             throw Invalid(
                 description: "--turn-url needs --turn-secret S (coturn's static-auth-secret), or use --with-turn")
         }
@@ -56,11 +64,41 @@ public struct ServerOptions: Sendable, Hashable {
         guard turnTTL >= 60 else {
             throw Invalid(description: "--turn-ttl must be at least 60 seconds (it should outlast the longest call)")
         }
+        if turnSecretFile != nil, turnSecret != nil || withTURN {
+            throw Invalid(description: "--turn-secret-file replaces --turn-secret (and --with-turn makes its own)")
+        }
         do {
             _ = try StoreLocation(parsing: store)
+            _ = try OriginPolicy(allowing: allowedOrigins)
         } catch {
             throw Invalid(description: error.description)
         }
+    }
+
+    /// The TURN secret: from ``turnSecretFile`` (trimmed; the file must be readable by its owner only) or
+    /// ``turnSecret``.
+    func resolvedTURNSecret() throws -> String? {
+        guard let turnSecretFile else { return turnSecret }
+        return try Self.secret(inFile: turnSecretFile, option: "--turn-secret-file")
+    }
+
+    /// A secret kept in a file: its first line, refused when others may read the file or it is empty.
+    static func secret(inFile path: String, option: String) throws -> String {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw ServerStartupError("\(option) \(path): no such file")
+        }
+        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
+            throw ServerStartupError(
+                "\(option) \(path) can be read by other users (mode \(String(mode & 0o777, radix: 8))): "
+                    + "run chmod 600 \(path)")
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let line = text.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty
+        else { throw ServerStartupError("\(option) \(path) is empty: put the secret on its first line") }
+        return line
     }
 
     /// `turn:HOST:PORT[?…]` → HOST.
@@ -79,6 +117,15 @@ public enum ServerLaunch {
     /// and with `json` `{"event":"stopped"}` at the end.
     public static func run(_ options: ServerOptions, output: @escaping @Sendable (String) -> Void) async throws {
         let logger = SignalingLogHandler.logger()
+        if options.turnSecret != nil {
+            logger.warning(
+                "--turn-secret is visible to every user of this machine (the process list): use --turn-secret-file")
+        }
+        if URLComponents(string: options.store)?.password != nil {
+            logger.warning(
+                "the --store URL holds a password, visible to every user of this machine (the process list): use PGPASSWORD or --store-password-file"
+            )
+        }
         let location = try StoreLocation(parsing: options.store)
         let signalingStore: any SignalingStore
         let node: NodeID
@@ -93,7 +140,10 @@ public enum ServerLaunch {
             node = NodeID(
                 options.nodeId
                     ?? "\(ProcessInfo.processInfo.hostName.prefix(60))-\(UInt32.random(in: 0...UInt32.max))")
-            let backend = try PostgresBackend(url: url, node: node, logger: logger)
+            let password = try options.storePasswordFile.map {
+                try ServerOptions.secret(inFile: $0, option: "--store-password-file")
+            }
+            let backend = try PostgresBackend(url: url, password: password, node: node, logger: logger)
             signalingStore = backend.store
             cluster = backend.cluster
             storeRuntime = backend.runtime
@@ -111,13 +161,13 @@ public enum ServerLaunch {
             )
             turnServer = server
             turn = server.credentials(lifetime: lifetime)
-        } else if let turnSecret = options.turnSecret, let turnURL = options.turnURL {
+        } else if let turnSecret = try options.resolvedTURNSecret(), let turnURL = options.turnURL {
             turn = TURNCredentials(url: turnURL, secret: turnSecret, lifetime: lifetime)
         }
 
         let json = options.json
         let host = options.host
-        let configuration = BeMyEarsServerConfiguration(
+        var configuration = BeMyEarsServerConfiguration(
             host: host,
             port: options.port,
             node: node,
@@ -137,6 +187,7 @@ public enum ServerLaunch {
                         : "BeMyEars is ready: open \(url) in two browsers")
             }
         )
+        configuration.origins = try OriginPolicy(allowing: options.allowedOrigins)
         do {
             try await runServer(configuration)
         } catch {

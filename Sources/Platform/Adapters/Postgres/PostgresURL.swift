@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import PostgresNIO
 
 /// A `postgres://` URL as libpq and most tools write it, turned into a postgres-nio client configuration.
@@ -64,7 +64,11 @@ public struct PostgresURL: Sendable, Hashable {
     }
 
     /// - Throws: ``PostgresURLError`` saying what to fix.
-    public init(_ text: String) throws(PostgresURLError) {
+    /// - Parameter environment: Where `PGPASSWORD` is looked up when the URL has no password (libpq's rule), so the
+    ///   password need not be on a command line that every user can read (`/proc/PID/cmdline`).
+    public init(
+        _ text: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(PostgresURLError) {
         guard text.utf8.count <= 4096 else { throw Self.invalid("it is longer than 4096 bytes") }
         guard let components = URLComponents(string: text) else {
             throw Self.invalid("it is not a URL (special characters in the password must be percent-encoded)")
@@ -95,7 +99,7 @@ public struct PostgresURL: Sendable, Hashable {
         }
         guard (1...65_535).contains(port) else { throw Self.invalid("the port \(port) is not from 1 to 65535") }
         let user = parameters["user"] ?? components.user.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultUser
-        let password = parameters["password"] ?? components.password
+        let password = parameters["password"] ?? components.password ?? environment["PGPASSWORD"]
         var path = components.path
         if path.hasPrefix("/") { path.removeFirst() }
         if path.contains("/") { throw Self.invalid("the database name \"\(path)\" contains a '/'") }

@@ -28,4 +28,32 @@ struct PostgresClusterTests {
             "the nodes did not shut down cleanly: \(String(describing: exitA)), \(String(describing: exitB))")
         #expect(!nodeA.log.contains(database.tcpURL), "the database URL was logged")
     }
+
+    /// `--store-password-file`: the password stays out of the process list; a file others may read is refused with
+    /// the fix. (The test cluster trusts local connections, so this checks the plumbing, not PostgreSQL's check.)
+    @Test func storePasswordFromFile() async throws {
+        let postgres = try await LocalPostgres.shared()
+        let database = try await postgres.createDatabase("bemyears_password")
+        let password = "pw-\(UUID().uuidString.prefix(8))"
+        let directory = try Subprocess.temporaryDirectory("bemyears-store-password")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("store-password")
+        try Data((password + "\n").utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file.path)
+        let arguments = ["--store", database.tcpURL, "--store-password-file", file.path]
+        let refused = try await Subprocess.run(
+            try Subprocess.builtProduct("bemyears-server"), ["--port", "0", "--no-bonjour"] + arguments)
+        #expect(refused.status != 0 && refused.stderrText.contains("chmod 600"), "\(refused.stderrText)")
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        let server = try await ServerProcess.start(arguments)
+        let commandLine = try Data(
+            contentsOf: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/cmdline"))
+        #expect(!String(decoding: commandLine, as: UTF8.self).contains(password))
+        let run = try await InteropScript.run(
+            "ws_scenarios.py", ["registration", "--url", server.webSocketURL], timeout: .seconds(60))
+        await server.stop()
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(!server.log.contains(password), "the password was logged")
+    }
 }

@@ -54,6 +54,18 @@ struct ServerOptionsTests {
                 options { $0.turnTTL = 59 },
                 "--turn-ttl must be at least 60 seconds (it should outlast the longest call)"
             ),
+            (
+                options {
+                    $0.turnSecretFile = "/x"
+                    $0.turnSecret = "x"
+                    $0.turnURL = "turn:a:1"
+                },
+                "--turn-secret-file replaces --turn-secret (and --with-turn makes its own)"
+            ),
+            (
+                options { $0.allowedOrigins = ["evil.example"] },
+                "--allowed-origin evil.example is not an origin: give scheme://host[:port], e.g. https://app.example.org"
+            ),
         ]
     )
     func invalid(options: ServerOptions, message: String) {

@@ -42,6 +42,52 @@ struct WebSocketProtocolTests {
         #expect(exit == 0, "bemyears-server did not exit cleanly on SIGTERM (status \(String(describing: exit)))")
     }
 
+    /// A page of another origin cannot drive the server (its upgrade is refused); its own page, an origin
+    /// given with `--allowed-origin`, and programs (no Origin) can.
+    @Test func origins() async throws {
+        let server = try await ServerProcess.start(["--allowed-origin", "https://app.example.org"])
+        let run = try await InteropScript.run(
+            "ws_scenarios.py",
+            ["origin", "--url", server.webSocketURL, "--allowed-origin", "https://app.example.org"],
+            timeout: .seconds(60)
+        )
+        await server.stop()
+        #expect(run.status == 0 && run.result["ok"] as? Bool == true, "\(run.stdout)\n\(run.stderr)")
+        #expect(
+            server.log.contains("event=origin_refused origin=http://evil.example")
+                && server.log.contains("--allowed-origin"),
+            "a refusal is logged for the operator, with the fix")
+    }
+
+    /// `--turn-secret-file`: the secret stays out of the process list (`/proc/PID/cmdline` is world-readable), works
+    /// as `--turn-secret` does, and a file others may read is refused with the fix.
+    @Test func turnSecretFromFile() async throws {
+        let secret = "file-secret-\(UUID().uuidString.prefix(8))"
+        let directory = try Subprocess.temporaryDirectory("bemyears-secret")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("turn-secret")
+        try Data((secret + "\n").utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        let turnURL = "turn:127.0.0.1:3478"
+        let arguments = ["--port", "0", "--no-bonjour", "--turn-secret-file", file.path, "--turn-url", turnURL]
+        let open = try await Subprocess.run(try Subprocess.builtProduct("bemyears-server"), arguments)
+        #expect(open.status != 0 && open.stderrText.contains("chmod 600 \(file.path)"), "\(open.stderrText)")
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        let server = try await ServerProcess.start(["--turn-secret-file", file.path, "--turn-url", turnURL])
+        let commandLine = try Data(
+            contentsOf: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/cmdline"))
+        #expect(!String(decoding: commandLine, as: UTF8.self).contains(secret), "the secret is in the process list")
+        let run = try await InteropScript.run(
+            "ws_scenarios.py",
+            ["turn_credentials", "--url", server.webSocketURL, "--turn-secret", secret, "--turn-url", turnURL],
+            timeout: .seconds(60)
+        )
+        await server.stop()
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(!server.log.contains(secret), "the TURN secret appeared in the log")
+    }
+
     /// REGISTERED carries TURN REST credentials: `expiry:session`, base64(HMAC-SHA1(secret, username)), 24 h,
     /// checked with Python's hmac.
     @Test func turnCredentialsInRegistered() async throws {

@@ -17,12 +17,20 @@ struct PostgresURLTests {
 
     @Test("defaults: localhost, 5432, user postgres, database = user (nil), TLS preferred")
     func defaults() throws {
-        let url = try PostgresURL("postgresql://")
+        let url = try PostgresURL("postgresql://", environment: [:])
         #expect(url.endpoint == .tcp(host: "localhost", port: 5432))
         #expect(url.user == "postgres")
         #expect(url.password == nil)
         #expect(url.database == nil)
         #expect(url.tls == .prefer)
+    }
+
+    @Test("PGPASSWORD gives the password a URL leaves out (libpq's rule), so it need not be on a command line")
+    func passwordFromEnvironment() throws {
+        let environment = ["PGPASSWORD": "from-env"]
+        #expect(try PostgresURL("postgres://app@db/signaling", environment: environment).password == "from-env")
+        #expect(try PostgresURL("postgres://app:in-url@db/signaling", environment: environment).password == "in-url")
+        #expect(try PostgresURL("postgres://app@db/signaling", environment: [:]).password == nil)
     }
 
     @Test("a Unix socket directory, percent-encoded in the authority or as ?host=")
