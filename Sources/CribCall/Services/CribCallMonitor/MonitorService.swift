@@ -142,7 +142,7 @@ public actor MonitorService {
 
     private func ended(_ id: UInt64, reason: ConnectionCloseReason) {
         guard let session = sessions.removeValue(forKey: id) else { return }
-        _ = perform(pin.connectionClosed(id))
+        _ = perform(pin.connectionClosed(id, now: .now))
         perform(streams.connectionClosed(id), endReason: StreamEndReason.connectionClosed)
         session.outbox.finish()
         emit.yield(
@@ -154,7 +154,17 @@ public actor MonitorService {
     private func context(for connection: any ControlConnection) -> PairingContext {
         PairingContext(
             monitorId: identity.deviceId, monitorFingerprint: identity.fingerprint,
-            clientFingerprint: connection.peer.fingerprint, clientPublicKeySPKI: connection.peer.publicKeySPKI)
+            clientFingerprint: connection.peer.fingerprint, clientPublicKeySPKI: connection.peer.publicKeySPKI,
+            clientAddress: Self.host(of: connection.remoteAddress))
+    }
+
+    /// The IP of `HOST:PORT` or `[V6]:PORT` (the whole text when there is no port).
+    static func host(of address: String) -> String {
+        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
+            return String(address[address.index(after: address.startIndex)..<close])
+        }
+        guard address.filter({ $0 == ":" }).count == 1, let colon = address.lastIndex(of: ":") else { return address }
+        return String(address[..<colon])
     }
 
     // MARK: messages

@@ -181,6 +181,47 @@ struct PINPairingTests {
         #expect(third.sent.last?.pinRequired != nil)
     }
 
+    @Test("an address that leaves PIN sessions unused must wait, longer each time; other addresses are not held up")
+    func unusedSessions() throws {
+        var monitor = PINPairingMonitor()
+        var hog = devices.monitorContext
+        hog.clientAddress = "192.0.2.66"
+        var parent = devices.monitorContext
+        parent.clientAddress = "192.0.2.10"
+        func start(_ context: PairingContext, connection: UInt64, at time: ContinuousClock.Instant)
+            -> [PINPairingMonitor.Action]
+        {
+            var listener = newListener()
+            return monitor.handleInit(
+                listener.start(), context: context, connection: connection, now: time,
+                entropy: .init(pin: pin, pairingSessionId: UUID()))
+        }
+        func refusal(_ actions: [PINPairingMonitor.Action]) -> String? {
+            if case .error(let error) = actions.sent.first, error.errorCode == .conflict { error.message } else { nil }
+        }
+        // Two sessions left unused: one expires, one's connection closes before any PIN.
+        #expect(start(hog, connection: 1, at: t0).sent.last?.pinRequired != nil)
+        _ = monitor.expire(now: t0 + .seconds(60))
+        #expect(start(hog, connection: 2, at: t0 + .seconds(60)).sent.last?.pinRequired != nil)
+        _ = monitor.connectionClosed(2, now: t0 + .seconds(61))
+        // Now it waits a minute; a parent on another address pairs meanwhile.
+        let held = refusal(start(hog, connection: 3, at: t0 + .seconds(62)))
+        #expect(held == "PIN sessions from this address were left unused; try again in 59 s", "\(held ?? "let in")")
+        var listener = newListener()
+        let parentStart = monitor.handleInit(
+            listener.start(), context: parent, connection: 4, now: t0 + .seconds(62),
+            entropy: .init(pin: pin, pairingSessionId: UUID()))
+        _ = try listener.handle(try #require(parentStart.sent.last))
+        let paired = monitor.handleSubmit(
+            try listener.submit(pin: pin.digits), context: parent, connection: 4, now: t0 + .seconds(63))
+        #expect(paired.trusted != nil)
+        // After the wait one more session; left unused too, the next wait is twice as long.
+        #expect(start(hog, connection: 5, at: t0 + .seconds(121)).sent.last?.pinRequired != nil)
+        _ = monitor.expire(now: t0 + .seconds(181))
+        #expect(refusal(start(hog, connection: 6, at: t0 + .seconds(182)))?.contains("try again in 119 s") == true)
+        #expect(start(hog, connection: 7, at: t0 + .seconds(301)).sent.last?.pinRequired != nil)
+    }
+
     @Test("a PIN_SUBMIT from another connection cannot touch the session")
     func otherConnection() throws {
         var monitor = PINPairingMonitor()

@@ -27,6 +27,13 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
     public static let maxAttempts = 3
     /// Failed sessions in a row before PIN pairing locks.
     public static let lockThreshold = 10
+    /// PIN sessions an address may leave unused (no PIN tried: it only held the one session there is) before it
+    /// must wait: ``unusedBackoff``, doubled for each further one, at most ``maximumBackoff``.
+    public static let unusedAllowance = 2
+    public static let unusedBackoff: Duration = .seconds(60)
+    public static let maximumBackoff: Duration = .seconds(30 * 60)
+    /// Addresses remembered for that (the oldest go first).
+    static let rememberedAddresses = 256
 
     /// Identifies a connection, as the service names it.
     public typealias ConnectionID = UInt64
@@ -90,6 +97,9 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         var expiresAt: ContinuousClock.Instant
         var attemptsRemaining: Int
         var hadWrongPIN: Bool
+        /// The client's address, and whether it tried a PIN at all.
+        var address: String
+        var touched: Bool
         /// The current attempt's id and sid.
         var pairingSessionId: UUID
         var sid: [UInt8]
@@ -112,6 +122,9 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
     }
 
     private var phase = Phase.idle
+    /// Per address: PIN sessions it left unused, and until when it must wait.
+    private var unused: [String: (count: Int, waitUntil: ContinuousClock.Instant?, last: ContinuousClock.Instant)] =
+        [:]
     /// Failed sessions in a row (persisted by the service).
     public private(set) var failedSessionsInARow: Int
 
@@ -153,6 +166,16 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
         if isLocked {
             return actions + [.send(.pairRejected(PairRejected(reason: .locked, attemptsRemaining: 0)))]
         }
+        if let until = unused[context.clientAddress]?.waitUntil, now < until {
+            let seconds = Int(((until - now) / .seconds(1)).rounded(.up))
+            return actions + [
+                .send(
+                    .error(
+                        .conflict,
+                        "PIN sessions from this address were left unused; try again in \(seconds) s",
+                        inReplyTo: inReplyTo))
+            ]
+        }
         if session != nil {
             return actions + [
                 .send(
@@ -190,6 +213,8 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
             expiresAt: expiresAt,
             attemptsRemaining: Self.maxAttempts,
             hadWrongPIN: false,
+            address: context.clientAddress,
+            touched: false,
             pairingSessionId: entropy.pairingSessionId,
             sid: [],
             ci: PINPairingKeys.channelIdentifier(
@@ -245,6 +270,7 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
                 return actions + [expired]
             }
             current = session
+            current.touched = true
             attempt = initiator
         }
         // The transcript must describe this very connection: our identity and the TLS-proven client.
@@ -274,6 +300,7 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
             PairingCrypto.verify(tag: message.authTag, key: keys.listener, message: PairingCrypto.canonical(transcript))
         {
             failedSessionsInARow = 0
+            unused[current.address] = nil
             let listener = TrustedListener(
                 listenerId: current.listenerId,
                 name: current.listenerName,
@@ -308,19 +335,37 @@ public struct PINPairingMonitor: ~Copyable, Sendable {
     }
 
     /// A connection closed: its PIN session, if any, ends.
-    public mutating func connectionClosed(_ connection: ConnectionID) -> [Action] {
+    public mutating func connectionClosed(_ connection: ConnectionID, now: ContinuousClock.Instant) -> [Action] {
         guard let current = session, current.connection == connection else { return [] }
-        return endSession(current)
+        return endSession(current, now: now)
     }
 
     private mutating func expireIfNeeded(now: ContinuousClock.Instant) -> [Action] {
         guard let current = session, now >= current.expiresAt else { return [] }
-        return endSession(current)
+        return endSession(current, now: now)
     }
 
-    private mutating func endSession(_ current: Session) -> [Action] {
+    private mutating func endSession(_ current: Session, now: ContinuousClock.Instant) -> [Action] {
         phase = .idle
+        if !current.touched { countUnused(current.address, now: now) }
         return (current.hadWrongPIN ? recordFailedSession() : []) + [.hidePIN]
+    }
+
+    /// A session ended without a PIN tried: past the allowance, its address waits before the next one.
+    private mutating func countUnused(_ address: String, now: ContinuousClock.Instant) {
+        var record = unused[address] ?? (0, nil, now)
+        record.count += 1
+        record.last = now
+        if record.count >= Self.unusedAllowance {
+            let doublings = min(record.count - Self.unusedAllowance, 5)
+            record.waitUntil = now + min(Self.unusedBackoff * (1 << doublings), Self.maximumBackoff)
+        }
+        unused[address] = record
+        if unused.count > Self.rememberedAddresses,
+            let oldest = unused.min(by: { $0.value.last < $1.value.last })?.key
+        {
+            unused[oldest] = nil
+        }
     }
 
     /// A session that ended without success after at least one wrong PIN counts toward the lock.

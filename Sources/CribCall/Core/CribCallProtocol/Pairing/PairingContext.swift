@@ -11,17 +11,21 @@ public struct PairingContext: Sendable, Hashable {
     public var clientFingerprint: CertificateFingerprint
     /// The SubjectPublicKeyInfo DER of that client certificate's key.
     public var clientPublicKeySPKI: [UInt8]
+    /// The client's network address (its IP, without the port), which PIN sessions left unused are counted by.
+    public var clientAddress: String
 
     public init(
         monitorId: UUID,
         monitorFingerprint: CertificateFingerprint,
         clientFingerprint: CertificateFingerprint,
-        clientPublicKeySPKI: [UInt8]
+        clientPublicKeySPKI: [UInt8],
+        clientAddress: String = ""
     ) {
         self.monitorId = monitorId
         self.monitorFingerprint = monitorFingerprint
         self.clientFingerprint = clientFingerprint
         self.clientPublicKeySPKI = clientPublicKeySPKI
+        self.clientAddress = clientAddress
     }
 }
 
