@@ -49,6 +49,7 @@ let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
 let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
+let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
@@ -205,6 +206,8 @@ let platformTargets: [Target] = [
     // A web app for the person at this machine: loopback only, a per-run secret in every address, security
     // headers, static files, Server-Sent Events (Hummingbird).
     platform.adapter("LocalWebApp", [hummingbird, logging, nioCore, serviceLifecycle]),
+    // Slow and greedy HTTP clients kept in check: a deadline for each request head, connections per address.
+    platform.adapter("ConnectionGuard", [nioCore, nioHTTPTypes]),
 ]
 let platformTests: [Target] = [
     platform.testSupport(["CanonicalJSON", asyncHTTPClient, nioCore, nioHTTP1]),
@@ -487,7 +490,8 @@ let argusTargets: [Target] = [
             "ArgusAPI", "ArgusAuth", "ArgusCribCall", "ArgusPictures", "ArgusPush", "ArgusStore", "ArgusTokens",
             "CribCallApp",
             "ArgusVision", "DeviceIdentity",
-            "DeviceIdentityStore", "LocalWebApp", "QRCode", "ServiceDiscovery", "VideoCapture", crypto, hummingbird,
+            "DeviceIdentityStore", "ConnectionGuard", "LocalWebApp", "QRCode", "ServiceDiscovery", "VideoCapture",
+            crypto, hummingbird,
             hummingbirdCore,
             hummingbirdTLS, jwtKit,
             logging,
@@ -509,7 +513,10 @@ let argusTests: [Target] = [
     argus.tests(.adapters, "ArgusPush", [logging]),
     argus.tests(
         .services, "ArgusHub",
-        ["ArgusAuth", "ArgusPush", "ArgusStore", "ArgusTokens", "VideoCapture", crypto, jwtKit, nioCore]),
+        [
+            "ArgusAuth", "ArgusPush", "ArgusStore", "ArgusTokens", "ConnectionGuard", "VideoCapture", crypto, jwtKit,
+            nioCore,
+        ]),
     argus.tests(.services, "ArgusClient", ["ArgusAPI", "ArgusClientTransport", "ArgusHub"]),
     argus.tests(.services, "ArgusCribCall", ["CribCallListener", "CribCallProtocol", logging]),
     argus.tests(.executables, named: "ArgusCLITests", ["argus-hub", "argus", "cribcall"]),
@@ -592,6 +599,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),

@@ -3,6 +3,7 @@ import ArgusCribCall
 public import ArgusPush
 import ArgusStore
 import ArgusTokens
+public import ConnectionGuard
 import DeviceIdentity
 public import Foundation
 public import Hummingbird
@@ -32,6 +33,8 @@ public struct HubConfiguration: Sendable {
     public var watchesMonitors = true
     /// The local addresses the monitors' streams (their pictures) use; empty: every interface but loopback.
     public var iceAddresses: [String] = []
+    /// Slow and greedy clients: a deadline for each request head, an idle timeout, connections per address.
+    public var connectionLimits = ConnectionLimits()
     /// Serve the owner's page on this loopback port (0: any free port); nil: no page.
     public var ownerPagePort: Int?
     /// Called with the owner's page's address (its secret included) once it is served.
@@ -160,15 +163,20 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
                     "v": "1", "path": "/api/v1/mobile", "tls": configuration.plainHTTP ? "0" : "1", "fp": fingerprint,
                 ], ports: ports, logger: logger))
     }
+    let guarding = ConnectionGuard(configuration.connectionLimits) { address, reason in
+        logger.info("connection closed", metadata: ["address": "\(address)", "reason": "\(reason.rawValue)"])
+    }
+    let http = HTTP1Channel.Configuration(
+        additionalChannelHandlers: guarding.handlers(), idleTimeout: configuration.connectionLimits.idleTimeAmount)
     let server: HTTPServerBuilder
     if configuration.plainHTTP {
-        server = .http1()
+        server = .http1(configuration: http)
     } else {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: secrets.tls.certificateDER, format: .der))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(secrets.tls.privateKeyPEM().utf8), format: .pem)))
         tls.minimumTLSVersion = .tlsv13
-        server = try .tls(.http1(), tlsConfiguration: tls)
+        server = try .tls(.http1(configuration: http), tlsConfiguration: tls)
     }
     return Application(
         router: router, server: server,
