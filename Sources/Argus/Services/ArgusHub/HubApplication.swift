@@ -100,11 +100,12 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
         guard let push else { return }
         Task { await push.notify(event) }  // never holds up the camera
     }
+    let retention = EventRetention(database: database)
     let cameras: HubCameraSet
     do {
         cameras = try HubCameraSet(
             configuration.cameraSpecs, database: database, motionCooldown: configuration.motionCooldown,
-            logger: logger, onEvent: onEvent)
+            retention: retention, logger: logger, onEvent: onEvent)
     } catch {
         await push?.close()  // its connection pool must be closed before it goes
         throw error
@@ -116,7 +117,7 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
                 NurseryMonitors(
                     data: NurseryCommands.data(hub: directory), name: configuration.serviceName,
                     iceAddresses: configuration.iceAddresses, logger: logger),
-                database: database, logger: logger, onEvent: onEvent)
+                database: database, retention: retention, logger: logger, onEvent: onEvent)
         } catch {
             await push?.close()
             throw HubError("the CribCall monitors cannot be watched: \(error)")

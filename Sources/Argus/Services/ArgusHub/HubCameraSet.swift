@@ -64,9 +64,9 @@ public final class HubCameraSet: HubCameras, Service {
 
     private let running: [Running]
     private let online: Mutex<[String: Bool]>
-    private let lastPrune = Mutex(Date())
     private let database: ArgusDatabase
     private let cooldown: Double
+    private let retention: EventRetention
     private let logger: Logger
     /// Called with each new event (push notifications hang here).
     private let onEvent: @Sendable (CameraEvent) async -> Void
@@ -74,7 +74,8 @@ public final class HubCameraSet: HubCameras, Service {
     /// Opens the cameras (nothing is captured before ``run()``).
     /// - Throws: ``HubError`` when GStreamer lacks what a camera needs (the message names the Debian package).
     public init(
-        _ specs: [CameraSpec], database: ArgusDatabase, motionCooldown: Double = 30, logger: Logger,
+        _ specs: [CameraSpec], database: ArgusDatabase, motionCooldown: Double = 30,
+        retention: EventRetention? = nil, logger: Logger,
         onEvent: @escaping @Sendable (CameraEvent) async -> Void = { _ in }
     ) throws {
         var running: [Running] = []
@@ -99,6 +100,7 @@ public final class HubCameraSet: HubCameras, Service {
         online = Mutex([:])
         self.database = database
         cooldown = motionCooldown
+        self.retention = retention ?? EventRetention(database: database)
         self.logger = logger
         self.onEvent = onEvent
     }
@@ -130,7 +132,7 @@ public final class HubCameraSet: HubCameras, Service {
     // MARK: Service
 
     public func run() async throws {
-        try? database.pruneEvents(before: Date().addingTimeInterval(-Self.retention))
+        retention.pruneIfDue()
         await withTaskGroup(of: Void.self) { group in
             for camera in running {
                 group.addTask { await self.watch(camera) }
@@ -139,9 +141,6 @@ public final class HubCameraSet: HubCameras, Service {
             for camera in running { camera.capture.stop() }
         }
     }
-
-    /// Events are kept 30 days.
-    static let retention: TimeInterval = 30 * 86_400
 
     private func watch(_ camera: Running) async {
         let events = camera.capture.events()
@@ -180,20 +179,10 @@ public final class HubCameraSet: HubCameras, Service {
                 confidence: motion.confidence, thumbnail: thumbnail, at: Date())
             logger.info("motion", metadata: ["camera": "\(camera.camera.name)", "where": "\(motion.description)"])
             await onEvent(event)
-            pruneHourly(now: event.createdAt)
+            retention.pruneIfDue(now: event.createdAt)
         } catch {
             logger.error("an event could not be stored: \(error)")
         }
-    }
-
-    /// Events older than ``retention`` go, looked for at most once an hour while events come.
-    private func pruneHourly(now: Date) {
-        let due = lastPrune.withLock { last in
-            guard now.timeIntervalSince(last) >= 3600 else { return false }
-            last = now
-            return true
-        }
-        if due { try? database.pruneEvents(before: now.addingTimeInterval(-Self.retention)) }
     }
 
     private func setOnline(_ id: String, _ value: Bool) {

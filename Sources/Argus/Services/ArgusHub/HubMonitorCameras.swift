@@ -16,15 +16,17 @@ public final class HubMonitorCameras: HubCameras, Service {
     private let database: ArgusDatabase
     private let logger: Logger
     private let onEvent: @Sendable (CameraEvent) async -> Void
+    private let retention: EventRetention
     /// Camera rows by monitor id (the paired monitors now), and which are connected.
     private let state = Mutex<(cameras: [String: Camera], online: Set<String>)>(([:], []))
 
     public init(
-        _ monitors: NurseryMonitors, database: ArgusDatabase, logger: Logger,
+        _ monitors: NurseryMonitors, database: ArgusDatabase, retention: EventRetention? = nil, logger: Logger,
         onEvent: @escaping @Sendable (CameraEvent) async -> Void = { _ in }
     ) async throws {
         self.monitors = monitors
         self.database = database
+        self.retention = retention ?? EventRetention(database: database)
         self.logger = logger
         self.onEvent = onEvent
         try update(await monitors.monitors())
@@ -150,6 +152,7 @@ public final class HubMonitorCameras: HubCameras, Service {
             return
         }
         logger.info("monitor event", metadata: ["camera": "\(camera.name)", "what": "\(description)"])
+        retention.pruneIfDue()
         if live || Date().timeIntervalSince(at) < Self.pushedReplay { await onEvent(event) }
         guard live, thumbnail == nil, let picture = await monitors.picture(monitorId: monitorId),
             let fitted = try? await PictureLadder.fit(
