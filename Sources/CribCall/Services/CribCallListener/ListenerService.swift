@@ -451,14 +451,8 @@ public actor ListenerService {
                 if await handleStreamMessage(message, monitorId: monitor.monitorId) { continue }
                 switch message {
                 case .noiseEvent(let event):
-                    let verdict = log.take(seq: event.seq, replayed: event.replayed == true, at: event.timestamp)
-                    if verdict.notKept > 0 {
-                        report.yield(
-                            .alertsNotKept(
-                                monitorId: monitor.monitorId, monitorName: monitor.name, count: verdict.notKept))
-                    }
-                    if verdict.record { try? database.recordReceived(seq: event.seq, from: monitor.monitorId) }
-                    if verdict.show {
+                    let logged = log.take(seq: event.seq, replayed: event.replayed == true, at: event.timestamp)
+                    if took(logged, seq: event.seq, from: monitor, report: report) {
                         report.yield(.noise(monitorId: monitor.monitorId, monitorName: monitor.name, event: event))
                     }
                     // The automatic stream is open or ended before the next message (its WEBRTC_OFFER) is read.
@@ -469,14 +463,8 @@ public actor ListenerService {
                     report.yield(.safetyStatus(monitorId: monitor.monitorId, monitorName: monitor.name, status: status))
                 case .safetyAlert(let alert):
                     // The event log's seq: shown once, also when a replay overlaps what arrived live.
-                    let verdict = log.take(seq: alert.seq, replayed: alert.replayed == true, at: alert.detectedAt)
-                    if verdict.notKept > 0 {
-                        report.yield(
-                            .alertsNotKept(
-                                monitorId: monitor.monitorId, monitorName: monitor.name, count: verdict.notKept))
-                    }
-                    if verdict.record { try? database.recordReceived(seq: alert.seq, from: monitor.monitorId) }
-                    if verdict.show {
+                    let logged = log.take(seq: alert.seq, replayed: alert.replayed == true, at: alert.detectedAt)
+                    if took(logged, seq: alert.seq, from: monitor, report: report) {
                         report.yield(
                             .safetyAlert(monitorId: monitor.monitorId, monitorName: monitor.name, alert: alert))
                     }
@@ -505,6 +493,22 @@ public actor ListenerService {
             return .unauthorized
         }
         return .lost(lastHeard.silence > timeout ? "no answer for \(timeout)" : "\(reason)")
+    }
+}
+
+extension ListenerService {
+    /// Carries out an ``EventLogReader`` verdict on one event of `monitor`'s log: reports alerts the monitor no
+    /// longer keeps, records the seq as received, and says whether to show the event.
+    func took(
+        _ verdict: EventLogReader.Verdict, seq: Int64, from monitor: TrustedMonitorRecord,
+        report: AsyncStream<ListenerEvent>.Continuation
+    ) -> Bool {
+        if verdict.notKept > 0 {
+            report.yield(
+                .alertsNotKept(monitorId: monitor.monitorId, monitorName: monitor.name, count: verdict.notKept))
+        }
+        if verdict.record { try? database.recordReceived(seq: seq, from: monitor.monitorId) }
+        return verdict.show
     }
 }
 
