@@ -370,7 +370,8 @@ let beMyEarsTargets: [Target] = [
     beMyEars.service(
         "BeMyEarsServer",
         [
-            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "LocalWebApp", "ServiceDiscovery", crypto, nioCore,
+            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "DeviceIdentityStore", "LocalWebApp",
+            "ServiceDiscovery", crypto, nioCore,
             nioPosix,
             nioWebSocket,
             hummingbird,

@@ -36,7 +36,7 @@ public struct BeMyEarsServerConfiguration: Sendable {
     /// Called once the server listens, with the actual port.
     public var onReady: (@Sendable (_ port: Int) async -> Void)?
     /// Which web pages may open `/ws` (the server's own, and `--allowed-origin`).
-    public var origins = try! OriginPolicy(allowing: [])
+    public var origins = OriginPolicy.ownOnly
 
     public init(
         host: String = "127.0.0.1",

@@ -9,18 +9,25 @@ public struct OriginPolicy: Sendable, Hashable {
     /// Extra origins, normalised (`scheme://host[:port]`, lower case, default ports left out).
     public let allowed: Set<String>
 
+    /// The server's own pages only (and programs).
+    public static let ownOnly = OriginPolicy(normalised: [])
+
+    private init(normalised: Set<String>) {
+        allowed = normalised
+    }
+
     /// - Throws: ``ServerStartupError`` naming an entry that is not an origin.
     public init(allowing origins: [String]) throws(ServerStartupError) {
-        var allowed: Set<String> = []
+        var normalised: Set<String> = []
         for origin in origins {
-            guard let normalised = Self.normalise(origin) else {
+            guard let valid = Self.normalise(origin) else {
                 throw ServerStartupError(
                     "--allowed-origin \(origin.prefix(100)) is not an origin: give scheme://host[:port], "
                         + "e.g. https://app.example.org")
             }
-            allowed.insert(normalised)
+            normalised.insert(valid)
         }
-        self.allowed = allowed
+        self.init(normalised: normalised)
     }
 
     /// Whether an upgrade with this `Origin` header (nil: none), reaching the server as `host` (its Host header),

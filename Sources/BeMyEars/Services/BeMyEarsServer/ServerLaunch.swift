@@ -1,5 +1,6 @@
 public import BeMyEarsCore
 import CanonicalJSON
+import DeviceIdentityStore
 import Foundation
 import Logging
 
@@ -82,22 +83,18 @@ public struct ServerOptions: Sendable, Hashable {
         return try Self.secret(inFile: turnSecretFile, option: "--turn-secret-file")
     }
 
-    /// A secret kept in a file: its first line, refused when others may read the file or it is empty.
+    /// A secret kept in a file (``SecretFile``: refused while others may read it): its first line.
     static func secret(inFile path: String, option: String) throws -> String {
-        let attributes: [FileAttributeKey: Any]
+        let text: String?
         do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
+            text = try SecretFile.load(URL(fileURLWithPath: path))
         } catch {
-            throw ServerStartupError("\(option) \(path): no such file")
+            throw ServerStartupError("\(option) \(error)")
         }
-        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
-            throw ServerStartupError(
-                "\(option) \(path) can be read by other users (mode \(String(mode & 0o777, radix: 8))): "
-                    + "run chmod 600 \(path)")
+        guard let text else { throw ServerStartupError("\(option) \(path): no such file") }
+        guard let line = text.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty else {
+            throw ServerStartupError("\(option) \(path) is empty: put the secret on its first line")
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-            let line = text.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty
-        else { throw ServerStartupError("\(option) \(path) is empty: put the secret on its first line") }
         return line
     }
 

@@ -59,8 +59,8 @@ enum PrivateFiles {
             throw IdentityStoreError(
                 .insecurePermissions,
                 path: path,
-                "holds a private key but is readable by other users (mode \(mode)); "
-                    + "run: chmod 600 \(path) — and consider the key exposed if others had access"
+                "holds a secret but is readable by other users (mode \(mode)); "
+                    + "run: chmod 600 \(path) — and consider the secret exposed if others had access"
             )
         }
         guard let data = FileManager.default.contents(atPath: path) else {
