@@ -45,3 +45,13 @@ extension CallID {
         self.init("00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex)!
     }
 }
+
+extension SignalingConfiguration {
+    /// The protocol's values, but every PRESENCE is sent at once: for tests on a ``ManualClock`` that check what
+    /// each change sends without advancing time (coalescing has tests of its own).
+    public static let immediatePresence: SignalingConfiguration = {
+        var configuration = SignalingConfiguration.standard
+        configuration.presenceInterval = .zero
+        return configuration
+    }()
+}

@@ -68,6 +68,8 @@ class Peer:
     def __init__(self, name: str, ws) -> None:
         self.name = name
         self.ws = ws
+        self.presence: list[str] | None = None  # the interpreters of the last PRESENCE read
+
 
     @classmethod
     async def open(cls, url: str, name: str = "peer") -> "Peer":
@@ -89,6 +91,8 @@ class Peer:
         message = json.loads(text)
         check(isinstance(message, dict) and isinstance(message.get("type"), str),
               f"{self.name}: server sent a message without a string type: {text[:200]}")
+        if message["type"] == "PRESENCE":
+            self.presence = [i["username"] for i in message["payload"]["interpreters"]]
         return message
 
     async def expect(self, type_: str, timeout: float = 5.0, skip: tuple[str, ...] = ()) -> dict:
@@ -182,12 +186,23 @@ async def ringing_and_hidden(p: Peer, interpreter_name: str) -> dict:
 
 
 async def presence_until(p: Peer, wanted: list[str], timeout: float = 3.0) -> float:
-    """Reads PRESENCE messages until one lists exactly `wanted`; returns the seconds it took."""
+    """Reads PRESENCE messages until one lists exactly `wanted`; returns the seconds it took.
+
+    If the last PRESENCE read already lists `wanted`, waits 150 ms for one still on its way instead: the server
+    may coalesce changes within 100 ms (BEMYEARS-PROTOCOL.md), so a list that changed and changed back within
+    them sends nothing."""
     t0 = time.monotonic()
+    while p.presence == wanted:
+        try:
+            m = await asyncio.wait_for(p.ws.recv(), 0.15)
+        except asyncio.TimeoutError:
+            return 0.0
+        m = json.loads(m)
+        check(m.get("type") == "PRESENCE", f"{p.name}: expected PRESENCE, got {compact(m)}")
+        p.presence = [i["username"] for i in m["payload"]["interpreters"]]
     while True:
         m = await p.expect("PRESENCE", max(0.05, timeout - (time.monotonic() - t0)))
-        names = [i["username"] for i in m["payload"]["interpreters"]]
-        if names == wanted:
+        if p.presence == wanted:
             return time.monotonic() - t0
 
 
@@ -285,6 +300,41 @@ async def presence(url: str, args) -> dict:
     check(m["payload"]["state"] == "UNAVAILABLE", f"STATE: {compact(m)}")
     for p in (cal, cal2):
         latencies.append(await presence_until(p, []))
+    # A storm: amy toggles 40 times as fast as the rate limit lets her (~0.8 s). Changes are coalesced to at most
+    # one PRESENCE per 100 ms per caller, and the last one a caller gets is the final list.
+    storm_over = asyncio.Event()
+
+    async def arrivals(p: Peer) -> list[float]:
+        times = []
+        while True:
+            try:
+                text = await asyncio.wait_for(p.ws.recv(), 0.4)
+            except asyncio.TimeoutError:
+                if storm_over.is_set():
+                    return times
+                continue
+            m = json.loads(text)
+            check(m["type"] == "PRESENCE", f"{p.name}: expected PRESENCE, got {compact(m)}")
+            p.presence = [i["username"] for i in m["payload"]["interpreters"]]
+            times.append(time.monotonic())
+
+    readers = [asyncio.create_task(arrivals(p)) for p in (cal, cal2)]
+    t0 = time.monotonic()
+    for i in range(40):
+        await amy.send({"type": "SET_STATE", "payload": {"state": "AVAILABLE" if i % 2 == 0 else "UNAVAILABLE"}})
+        await amy.expect("STATE")
+        await asyncio.sleep(0.02)
+    await amy.send({"type": "SET_STATE", "payload": {"state": "AVAILABLE"}})
+    await amy.expect("STATE")
+    storm_s = time.monotonic() - t0
+    storm_over.set()
+    for p, times in zip((cal, cal2), await asyncio.gather(*readers)):
+        check(p.presence == [f"amy_{s}"], f"{p.name}: the last PRESENCE of the storm lists {p.presence}")
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        # Arrival gaps can shrink by scheduling jitter, never to half the interval.
+        check(all(g > 0.05 for g in gaps), f"{p.name}: PRESENCE not coalesced, gaps {[round(g, 3) for g in gaps]}")
+        check(len(times) <= storm_s / 0.1 + 2,
+              f"{p.name}: {len(times)} PRESENCE for 41 changes in {storm_s:.2f} s (at most one per 100 ms)")
     for p in (cal, cal2, amy):
         await p.close()
     return {"presence_latency_ms_max": round(1000 * max(latencies))}

@@ -76,6 +76,7 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
         services.append(sharedState)
     }
     services.append(PeriodicService(interval: configuration.tickInterval) { await hub.tick() })
+    services.append(HubWakeService(requests: sessions.wakeRequests, hub: hub))
     let stallTimeout = configuration.stalledWriteTimeout
     services.append(
         PeriodicService(interval: min(stallTimeout / 5, .seconds(1))) {

@@ -1,4 +1,5 @@
 import BeMyEarsCore
+import Foundation
 import Logging
 import Synchronization
 
@@ -10,10 +11,14 @@ final class WebSocketOutbound: SignalingOutbound {
     private let outboxes = Mutex<[SessionID: SessionOutbox]>([:])
     private let cluster: (any SignalingCluster)?
     private let logger: Logger
+    private let wakes: AsyncStream<Date>.Continuation
+    /// The hub's wake-up requests, for ``HubWakeService``.
+    let wakeRequests: AsyncStream<Date>
 
     init(cluster: (any SignalingCluster)?, logger: Logger) {
         self.cluster = cluster
         self.logger = logger
+        (wakeRequests, wakes) = AsyncStream.makeStream(of: Date.self)
     }
 
     /// Registers the outbox of a new connection.
@@ -67,6 +72,10 @@ final class WebSocketOutbound: SignalingOutbound {
 
     func publishPresenceChange() {
         cluster?.publishPresenceChange()
+    }
+
+    func wake(at time: Date) {
+        wakes.yield(time)
     }
 
     /// Seed §18: the record carries only allowed fields (event, callId, sessionId, role, an abuse report's

@@ -1,5 +1,7 @@
 import BeMyEarsCore
+import BeMyEarsTestSupport
 import CanonicalJSON
+import Foundation
 import Testing
 
 @Suite("Presence: AVAILABLE interpreters, byte order, pushed to every caller")
@@ -127,5 +129,82 @@ struct PresenceTests {
         #expect(harness.outbound.takePresencePublications() == 1)
         await bob.send(.setState, payload: ["state": "UNAVAILABLE"])
         #expect(harness.outbound.takePresencePublications() == 0)
+    }
+
+    @Test("changes within 100 ms of a caller's last PRESENCE reach it as one PRESENCE when the 100 ms have passed")
+    func coalesced() async throws {
+        let harness = Harness(configuration: .standard)
+        let callers = [try await harness.caller("carol"), try await harness.caller("dave")]
+        let interpreters = [
+            try await harness.interpreter("amy", online: false),
+            try await harness.interpreter("bob", online: false),
+            try await harness.interpreter("cem", online: false),
+        ]
+        // A storm of toggles at one instant: none reaches the callers yet, one wake-up is asked for.
+        for round in 0..<20 {
+            for interpreter in interpreters {
+                let state = round.isMultiple(of: 2) ? "AVAILABLE" : "UNAVAILABLE"
+                await interpreter.send(.setState, payload: ["state": .string(state)])
+            }
+        }
+        await interpreters[1].send(.setState, payload: ["state": "AVAILABLE"])
+        for caller in callers { #expect(try caller.received().isEmpty, "held back: PRESENCE was sent 0 ms ago") }
+        #expect(harness.outbound.wakes == [ManualClock.start.addingTimeInterval(0.1)])
+
+        harness.clock.advance(.milliseconds(60))
+        await harness.hub.wake()  // Early: nothing yet, and the wake-up is asked for again.
+        for caller in callers { #expect(try caller.received().isEmpty) }
+        #expect(harness.outbound.wakes.count == 2)
+
+        harness.clock.advance(.milliseconds(40))
+        await harness.hub.wake()
+        for caller in callers { #expect(try caller.received().map(\.presenceNames) == [["bob"]], "the latest list") }
+
+        // Quiet for 100 ms: the next change goes out at once.
+        harness.clock.advance(.milliseconds(100))
+        await interpreters[0].send(.setState, payload: ["state": "AVAILABLE"])
+        for caller in callers { #expect(try caller.received().map(\.presenceNames) == [["amy", "bob"]]) }
+        #expect(harness.outbound.wakes.count == 2)
+    }
+
+    @Test("a change back to the list a caller holds sends nothing, and a lost wake-up is made good by the tick")
+    func coalescedByTick() async throws {
+        let harness = Harness(configuration: .standard)
+        let carol = try await harness.caller("carol")
+        let bob = try await harness.interpreter("bob", online: false)
+        await bob.send(.setState, payload: ["state": "AVAILABLE"])
+        await bob.send(.setState, payload: ["state": "UNAVAILABLE"])
+        harness.clock.advance(.milliseconds(100))
+        await harness.hub.wake()
+        #expect(try carol.received().isEmpty, "carol already holds the empty list")
+
+        await bob.send(.setState, payload: ["state": "AVAILABLE"])
+        await bob.send(.setState, payload: ["state": "UNAVAILABLE"])
+        await bob.send(.setState, payload: ["state": "AVAILABLE"])
+        #expect(try carol.received().map(\.presenceNames) == [["bob"]], "100 ms after carol's last: at once")
+        await bob.send(.setState, payload: ["state": "UNAVAILABLE"])
+        #expect(try carol.received().isEmpty)
+        harness.clock.advance(.milliseconds(300))
+        await harness.hub.tick()
+        #expect(try carol.received().map(\.presenceNames) == [[]])
+    }
+
+    @Test("PRESENCE lists at most maximumPresenceEntries interpreters, the first in byte order")
+    func capped() async throws {
+        var configuration = SignalingConfiguration.immediatePresence
+        configuration.maximumPresenceEntries = 3
+        let harness = Harness(configuration: configuration)
+        for name in ["eve", "dan", "cem", "bob", "amy"] {
+            _ = try await harness.interpreter(name)
+        }
+        let carol = await harness.connect()
+        await carol.send(.register, payload: ["username": "carol", "role": "caller"])
+        #expect(try carol.received().last?.presenceNames == ["amy", "bob", "cem"])
+
+        // The default cap keeps the longest possible PRESENCE within a 64 KiB frame.
+        let longest = (0..<SignalingConfiguration.standard.maximumPresenceEntries).map {
+            Username(String(format: "%032d", $0))!
+        }
+        #expect(EnvelopeCodec.encode(.presence(longest)).utf8.count <= 65_536)
     }
 }

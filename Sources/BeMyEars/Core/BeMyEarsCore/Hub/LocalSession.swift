@@ -71,6 +71,8 @@ struct LocalSession {
     var lastPresence: [Username]?
     /// A PRESENCE was held back until the client learns that its call ended.
     var presenceDeferred = false
+    /// When the last PRESENCE was sent (callers only): the next waits for ``SignalingConfiguration/presenceInterval``.
+    var presenceSentAt: Date?
 
     init(id: SessionID, now: Date, rateLimit: RateLimit) {
         self.id = id

@@ -20,6 +20,13 @@ public struct SignalingConfiguration: Sendable, Hashable {
     public var statisticsInterval: Duration
     /// How often ended calls older than ``abuseReportWindow`` are removed from the store.
     public var pruneInterval: Duration
+    /// At most one PRESENCE per caller per this interval (100 ms, the protocol's bound): changes within it are
+    /// coalesced into one PRESENCE sent when it has passed, so interpreters toggling state cannot multiply traffic
+    /// by the number of callers. Zero: every change is sent at once.
+    public var presenceInterval: Duration
+    /// The longest interpreter list in a PRESENCE (1,000: the first in byte order; 1,000 entries of the longest
+    /// name still fit the 64 KiB frame a client may insist on).
+    public var maximumPresenceEntries: Int
 
     public init(
         maximumMessageBytes: Int = EnvelopeCodec.maximumFrameBytes,
@@ -31,7 +38,9 @@ public struct SignalingConfiguration: Sendable, Hashable {
         maximumQueuedMessages: Int = 128,
         iceServers: [ICEServer] = [],
         statisticsInterval: Duration = .seconds(300),
-        pruneInterval: Duration = .seconds(60)
+        pruneInterval: Duration = .seconds(60),
+        presenceInterval: Duration = .milliseconds(100),
+        maximumPresenceEntries: Int = 1000
     ) {
         self.maximumMessageBytes = maximumMessageBytes
         self.heartbeatInterval = heartbeatInterval
@@ -43,6 +52,8 @@ public struct SignalingConfiguration: Sendable, Hashable {
         self.iceServers = iceServers
         self.statisticsInterval = statisticsInterval
         self.pruneInterval = pruneInterval
+        self.presenceInterval = presenceInterval
+        self.maximumPresenceEntries = maximumPresenceEntries
     }
 
     /// The protocol's values, no ICE servers.

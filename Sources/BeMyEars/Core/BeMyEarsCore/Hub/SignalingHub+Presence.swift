@@ -12,7 +12,9 @@ extension SignalingHub {
     /// Reads the list from the store and sends it to each caller whose last PRESENCE differs.
     ///
     /// One refresh runs at a time; a request during a refresh makes it run once more with a fresh read, so
-    /// bursts of changes coalesce and an older list is never sent after a newer one.
+    /// bursts of changes coalesce and an older list is never sent after a newer one. A caller sent a PRESENCE
+    /// less than ``SignalingConfiguration/presenceInterval`` ago gets this one when the interval has passed
+    /// (the hub asks to be woken then), with whatever the list is by that time.
     func refreshPresence() async {
         guard !isRefreshingPresence else {
             presenceRefreshPending = true
@@ -24,52 +26,89 @@ extension SignalingHub {
             presenceRefreshPending = false
             let interpreters: [Username]
             do {
-                interpreters = try await store.availableInterpreters().sorted()
+                interpreters = Array(
+                    try await store.availableInterpreters().sorted().prefix(configuration.maximumPresenceEntries))
             } catch {
                 log(.internalError)
                 return
             }
             let callers = sessions.values.filter { $0.role == .caller }.map(\.id)
+            var heldUntil: Date?
             for caller in callers {
-                await push(interpreters, to: caller)
+                if let due = await push(interpreters, to: caller) {
+                    heldUntil = min(heldUntil ?? due, due)
+                }
             }
+            if let heldUntil { requestWake(at: heldUntil) }
         } while presenceRefreshPending
     }
 
+    /// Sends what coalescing held back (``SignalingOutbound/wake(at:)``).
+    public func wake() async {
+        guard let due = presenceWakeAt else { return }
+        presenceWakeAt = nil
+        if !Self.hasCome(due, at: clock.now) {
+            requestWake(at: due)  // Woken early: ask again.
+            return
+        }
+        await refreshPresence()
+    }
+
+    /// Whether `time` has come, give or take a millisecond: `Date` sums and a wake-up's sleep are not exact to the
+    /// nanosecond, and a change held back for 99.9999 ms must not wait for another wake-up.
+    private static func hasCome(_ time: Date, at now: Date) -> Bool {
+        now.timeIntervalSince(time) > -0.001
+    }
+
+    /// Asks the outbound for a wake-up unless one at or before `time` is already asked for.
+    private func requestWake(at time: Date) {
+        if let pending = presenceWakeAt, pending <= time { return }
+        presenceWakeAt = time
+        outbound.wake(at: time)
+    }
+
     /// Sends PRESENCE to one caller if it changed for them.
+    /// - Returns: When to try again, if the change is held back because this caller's last PRESENCE is too recent.
     ///
     /// If the list shows the interpreter of the call this caller was last told about, that call has ended (an
     /// interpreter is AVAILABLE only outside calls) but the caller may not have received CALL_ENDED yet: it can
     /// still be on its way from the node or task that ended the call. Then the ending is sent first, from the
     /// store's record; the later copy is dropped as a duplicate. This keeps "CALL_ENDED before the PRESENCE that
     /// shows the interpreter AVAILABLE" across tasks and nodes.
-    private func push(_ interpreters: [Username], to caller: SessionID) async {
-        guard let local = sessions[caller], !local.isClosing else { return }
+    private func push(_ interpreters: [Username], to caller: SessionID) async -> Date? {
+        guard let local = sessions[caller], !local.isClosing else { return nil }
         if let known = local.knownCall, interpreters.contains(known.peer) {
             let record: CallRecord?
             do {
                 record = try await store.call(known.id)
             } catch {
                 sessions[caller]?.presenceDeferred = true  // Retried when the ending arrives.
-                return
+                return nil
             }
             if let record, let ending = Self.endingMessage(of: record) {
                 deliverLocally(ending, to: caller)
             } else if record?.isLive == true {
                 // The name is AVAILABLE on a new session while this call still winds down: wait for its ending.
                 sessions[caller]?.presenceDeferred = true
-                return
+                return nil
             } else if sessions[caller]?.knownCall?.id == known.id {
                 sessions[caller]?.knownCall = nil  // Long gone from the store.
             }
         }
         guard let current = sessions[caller], !current.isClosing, current.lastPresence != interpreters else {
             sessions[caller]?.presenceDeferred = false
-            return
+            return nil
+        }
+        let now = clock.now
+        if let sentAt = current.presenceSentAt {
+            let due = sentAt.adding(configuration.presenceInterval)
+            if !Self.hasCome(due, at: now) { return due }
         }
         sessions[caller]?.lastPresence = interpreters
+        sessions[caller]?.presenceSentAt = now
         sessions[caller]?.presenceDeferred = false
         outbound.send(.presence(interpreters), to: caller)
+        return nil
     }
 
     /// Refreshes presence if a caller's PRESENCE was held back until it learned its call ended, and it now has.

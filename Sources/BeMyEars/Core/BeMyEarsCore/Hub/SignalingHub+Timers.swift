@@ -36,6 +36,10 @@ extension SignalingHub {
             log(.internalError)
         }
 
+        if let due = presenceWakeAt, now >= due {
+            await wake()  // A lost wake-up costs a tick's delay, not a stale list.
+        }
+
         if now >= nextStatisticsAt {
             nextStatisticsAt = now.adding(configuration.statisticsInterval)
             log(.statistics(statistics()))

@@ -6,6 +6,7 @@ import Foundation
 /// Inputs, all from the server around it:
 /// - ``connect(_:)`` / ``receive(_:from:)`` / ``disconnect(_:)`` for each WebSocket session;
 /// - ``tick()`` every few hundred milliseconds: heartbeat expiry, call deadlines, statistics;
+/// - ``wake()`` when it asked for it (``SignalingOutbound/wake(at:)``): PRESENCE held back by coalescing;
 /// - with a store shared by several nodes: ``deliver(_:to:)`` for messages other nodes forwarded,
 ///   ``presenceDidChange()`` when another node published a presence change, ``evictNode(_:)`` for a node that
 ///   died.
@@ -27,6 +28,8 @@ public actor SignalingHub {
     var sessions: [SessionID: LocalSession] = [:]
     var isRefreshingPresence = false
     var presenceRefreshPending = false
+    /// The wake-up asked of the outbound for PRESENCE held back by coalescing.
+    var presenceWakeAt: Date?
     var isTicking = false
     var nextPruneAt: Date
     var nextStatisticsAt: Date

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// What a ``SignalingHub`` asks the server around it to do. Implemented by the WebSocket server (and by
 /// recorders in tests).
 ///
@@ -24,4 +26,9 @@ public protocol SignalingOutbound: Sendable {
     /// A log record; every field is allowed by seed §18.1 (no usernames except an abuse report's offender, no
     /// SDP, ICE, media statistics or free text from clients).
     func log(_ record: SignalingLogRecord)
+
+    /// The hub holds back work until `time` (a PRESENCE coalesced with the changes of the next 100 ms): call
+    /// ``SignalingHub/wake()`` at that time or soon after. Each call asks for one wake-up; the hub asks again
+    /// if it is woken early. (``SignalingHub/tick()`` also does the work, later, should a wake-up be lost.)
+    func wake(at time: Date)
 }

@@ -1,6 +1,8 @@
 import BeMyEarsCore
 import BeMyEarsPostgres
+import Foundation
 import Synchronization
+import Testing
 
 /// A node's outbound as a WebSocket server would implement it: local sends are recorded (as the text a socket
 /// would carry), the cross-node half goes to the PostgreSQL bus.
@@ -34,6 +36,11 @@ final class NodeOutbound: SignalingOutbound {
 
     func publishPresenceChange() {
         bus.publishPresenceChange()
+    }
+
+    /// The nodes of these tests send every PRESENCE at once (``TestNode`` sets no coalescing interval).
+    func wake(at time: Date) {
+        Issue.record("a test node asked for a wake-up at \(time): set presenceInterval to zero")
     }
 
     func log(_ record: SignalingLogRecord) {

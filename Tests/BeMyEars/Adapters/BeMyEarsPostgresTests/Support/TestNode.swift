@@ -34,7 +34,14 @@ final class TestNode: Sendable {
         self.bus = bus
         self.clock = clock
         self.outbound = NodeOutbound(bus: bus)
-        self.hub = SignalingHub(node: store.node, store: store, outbound: outbound, clock: clock, callIDs: callIDs)
+        self.hub = SignalingHub(
+            node: store.node,
+            store: store,
+            outbound: outbound,
+            clock: clock,
+            callIDs: callIDs,
+            configuration: .immediatePresence
+        )
     }
 
     /// Starts a node and returns once its bus listens.

@@ -16,7 +16,7 @@ struct Harness {
         store: any SignalingStore = InMemorySignalingStore(),
         clock: ManualClock = ManualClock(),
         callIDs: CallIDGenerator = .sequential(),
-        configuration: SignalingConfiguration = .standard
+        configuration: SignalingConfiguration = .immediatePresence
     ) {
         self.clock = clock
         self.store = store

@@ -1,4 +1,5 @@
 import BeMyEarsCore
+import Foundation
 import Synchronization
 
 /// Records what a hub asks the server to do. Sent envelopes are stored as the encoded text a socket would carry,
@@ -23,6 +24,7 @@ final class RecordingOutbound: SignalingOutbound {
         var forwards: [Forward] = []
         var bus: [BusItem] = []
         var presencePublications = 0
+        var wakes: [Date] = []
         var logs: [SignalingLogRecord] = []
         /// Every send, close and forward in order, as one line each (for ordering checks across sessions).
         var transcript: [String] = []
@@ -61,6 +63,13 @@ final class RecordingOutbound: SignalingOutbound {
             $0.transcript.append("publish presence")
         }
     }
+
+    func wake(at time: Date) {
+        state.withLock { $0.wakes.append(time) }
+    }
+
+    /// The wake-ups the hub asked for, in order.
+    var wakes: [Date] { state.withLock { $0.wakes } }
 
     func log(_ record: SignalingLogRecord) {
         state.withLock { $0.logs.append(record) }
