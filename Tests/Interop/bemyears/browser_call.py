@@ -420,6 +420,15 @@ def run(args: argparse.Namespace, browsers: Browsers, result: dict, on_ready) ->
             pair = s["candidatePair"]
             if pair.get("local") != "relay" or pair.get("remote") != "relay":
                 raise CheckFailed(f"{p.role}: relay", f"selected candidate pair is not relay/relay: {pair}")
+            # The relay runs on the call's own TURN credentials (CALL_RINGING / CALL_REQUEST; minted at the call,
+            # so never older than REGISTERED's), valid for the longest call plus a margin.
+            own, registered = s.get("callTurnUsername"), s.get("turnUsername")
+            if not own or not registered or int(own.partition(":")[0]) < int(registered.partition(":")[0]):
+                raise CheckFailed(f"{p.role}: per-call TURN credentials",
+                                  f"the call uses {own!r}, REGISTERED carried {registered!r}")
+            left = int(own.partition(":")[0]) - time.time()
+            if not 3 * 3600 <= left <= 3 * 3600 + 700:
+                raise CheckFailed(f"{p.role}: per-call TURN credentials", f"valid for {left:.0f} s")
 
     snap(args, ivy, "2-in-call")
     snap(args, cal, "2-in-call")

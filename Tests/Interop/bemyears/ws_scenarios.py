@@ -830,7 +830,7 @@ async def turn_credentials(url: str, args) -> dict:
     check(expiry.isdigit() and name != "" and f"turn_{s}" not in t["username"],
           f"TURN username must be expiry:opaque-name (not the username): {t['username']!r}")
     lifetime = int(expiry) - time.time()
-    check(24 * 3600 - 120 <= lifetime <= 24 * 3600 + 5, f"credential valid for {lifetime:.0f} s, expected 24 h")
+    check(11400 - 120 <= lifetime <= 11400 + 5, f"credential valid for {lifetime:.0f} s, expected 3 h 10 min")
     expected = base64.b64encode(hmac.new(args.turn_secret.encode(), t["username"].encode(), hashlib.sha1).digest())
     check(t["credential"] == expected.decode(), "TURN credential is not base64(HMAC-SHA1(secret, username))")
     # Each registration gets its own credential.
@@ -838,7 +838,38 @@ async def turn_credentials(url: str, args) -> dict:
     reg2 = await q.register(f"turn2_{s}", "caller")
     t2 = [x for x in reg2["payload"]["iceServers"] if "username" in x][0]
     check(t2["username"] != t["username"], "two sessions got the same TURN username")
-    for x in (p, q):
+
+    def fresh_turn(message: dict, who: str) -> dict:
+        entries = [x for x in message.get("payload", {}).get("iceServers", []) if "username" in x]
+        check(len(entries) == 1, f"{who}: {message['type']} without fresh TURN credentials: {compact(message)}")
+        e = entries[0]
+        mac = base64.b64encode(hmac.new(args.turn_secret.encode(), e["username"].encode(), hashlib.sha1).digest())
+        check(e["credential"] == mac.decode(), f"{who}: {message['type']}'s TURN credential is not the HMAC")
+        left = int(e["username"].partition(":")[0]) - time.time()
+        check(11400 - 120 <= left <= 11400 + 5, f"{who}: {message['type']}'s credential valid for {left:.0f} s")
+        return e
+
+    # Each call hands both parties fresh credentials (the caller's in CALL_RINGING, the interpreter's in
+    # CALL_REQUEST), and ICE_SERVERS renews them during the call (before an ICE restart).
+    await p.send({"type": "SET_STATE", "payload": {"state": "AVAILABLE"}})
+    await p.expect("STATE")
+    await q.send({"type": "CALL_REQUEST", "to": f"turn_{s}"})
+    ringing = await q.expect("CALL_RINGING", skip=("PRESENCE",))
+    check(ringing["payload"].get("ringSec") == 10, f"CALL_RINGING: {compact(ringing)}")
+    fresh_turn(ringing, q.name)
+    await p.expect("STATE")
+    fresh_turn(await p.expect("CALL_REQUEST"), p.name)
+    call_id = ringing["callId"]
+    await q.send({"type": "ICE_SERVERS", "callId": call_id})
+    m = await q.expect("ICE_SERVERS", skip=("PRESENCE",))
+    check(m.get("callId") == call_id, f"ICE_SERVERS answer without the callId: {compact(m)}")
+    fresh_turn(m, q.name)
+    stranger = await Peer.open(url, "turn3")
+    await stranger.register(f"turn3_{s}", "caller")
+    await stranger.send({"type": "ICE_SERVERS", "callId": call_id})
+    m = await stranger.expect("ERROR", skip=("PRESENCE",))
+    check(m["payload"]["code"] == "NOT_A_PARTY", f"ICE_SERVERS from a stranger: {compact(m)}")
+    for x in (p, q, stranger):
         await x.close()
     return {"lifetime_s": round(lifetime)}
 

@@ -50,8 +50,20 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
     @Option(help: .hidden)
     var turnPort: Int?
 
-    @Option(help: "Seconds each TURN credential stays valid (default 24 h).")
-    var turnTtl = 86_400
+    @Option(
+        help: """
+            Seconds each TURN credential stays valid: the longest call plus a margin (default 3 h 10 min; longer \
+            calls renew them with an ICE restart).
+            """)
+    var turnTtl = ServerOptions.defaultTURNTTL
+
+    @Option(
+        name: .customLong("turn-allow-peer"),
+        help: """
+            A private address or CIDR range (e.g. 192.168.1.0/24) the --with-turn relay may reach; by default it \
+            relays to public addresses only (and 127.0.0.1 on loopback). Repeatable.
+            """)
+    var turnAllowedPeers: [String] = []
 
     @Flag(help: "Print one JSON object per line on stdout ({\"event\":\"ready\",\"port\":…} once listening).")
     var json = false
@@ -76,6 +88,7 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
         options.withTURN = withTurn
         options.turnPort = turnPort
         options.turnTTL = turnTtl
+        options.turnAllowedPeers = turnAllowedPeers
         options.json = json
         options.nodeId = nodeId
         options.advertisesService = !noBonjour

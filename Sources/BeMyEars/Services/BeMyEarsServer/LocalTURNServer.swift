@@ -13,9 +13,11 @@ import Synchronization
 /// A private coturn (`turnserver`, Debian package coturn) for the demo and the tests: TURN REST credentials
 /// (`use-auth-secret` with a random secret), UDP and TCP on one port, no TLS/DTLS, no CLI.
 ///
-/// On a loopback address it also allows loopback peers (both browsers on one machine relay to 127.0.0.1; coturn
-/// refuses that by default with 403 Forbidden IP). The configuration, database and log live in a private temporary
-/// directory (mode 0700: the secret is never on a command line), removed by ``stop()``.
+/// It relays to public addresses only, besides what ``TURNPeerPolicy`` allows: the ranges the operator names and, on
+/// a loopback address, 127.0.0.1 (both browsers on one machine relay to it). Anything else private, loopback or
+/// link-local is refused with 403 Forbidden IP, so the relay cannot be used to reach this machine's or this
+/// network's services. The configuration, database and log live in a private temporary directory (mode 0700: the
+/// secret is never on a command line), removed by ``stop()``.
 public final class LocalTURNServer: Sendable {
     /// The `turn:` URL clients use, e.g. `turn:127.0.0.1:3478`.
     public let url: String
@@ -23,19 +25,22 @@ public final class LocalTURNServer: Sendable {
     public let secret: String
     /// The port coturn listens on (UDP and TCP).
     public let port: Int
+    /// It listens on loopback and relays to 127.0.0.1 (a one-machine demo).
+    public let relaysToLoopback: Bool
     private let process: ProcessBox
     private let directory: URL
 
-    private init(url: String, secret: String, port: Int, process: ProcessBox, directory: URL) {
+    private init(url: String, secret: String, port: Int, loopback: Bool, process: ProcessBox, directory: URL) {
         self.url = url
         self.secret = secret
         self.port = port
+        self.relaysToLoopback = loopback
         self.process = process
         self.directory = directory
     }
 
     /// The credentials the signaling server hands out for this TURN server.
-    public func credentials(lifetime: Duration = .seconds(24 * 3600)) -> TURNCredentials {
+    public func credentials(lifetime: Duration = .seconds(ServerOptions.defaultTURNTTL)) -> TURNCredentials {
         TURNCredentials(url: url, secret: secret, lifetime: lifetime)
     }
 
@@ -46,12 +51,14 @@ public final class LocalTURNServer: Sendable {
     ///   - advertisedHost: The host put in the `turn:` URL (clients must reach it); default: `listeningHost`, or
     ///     127.0.0.1 when that is `0.0.0.0`.
     ///   - port: The TURN port; nil: 3478 if free, else any free port.
+    ///   - allowedPeers: Addresses or CIDR ranges the relay may reach although private (`--turn-allow-peer`).
     ///   - executable: coturn's server binary.
     /// - Throws: ``ServerStartupError`` saying what to install or change.
     public static func start(
         listeningHost: String = "127.0.0.1",
         advertisedHost: String? = nil,
         port requested: Int? = nil,
+        allowedPeers: [String] = [],
         executable: String = "/usr/bin/turnserver",
         logger: Logger? = nil
     ) async throws -> LocalTURNServer {
@@ -63,6 +70,7 @@ public final class LocalTURNServer: Sendable {
         let listenAll = listeningHost == "0.0.0.0" || listeningHost == "::"
         let isLoopback = listeningHost == "127.0.0.1" || listeningHost == "localhost" || listeningHost == "::1"
         let bindHost = listeningHost == "localhost" ? "127.0.0.1" : listeningHost
+        let peers = try TURNPeerPolicy(allowing: allowedPeers, loopback: isLoopback)
         let port: Int
         if let requested {
             port = requested
@@ -96,9 +104,7 @@ public final class LocalTURNServer: Sendable {
         if !listenAll {
             lines += ["listening-ip=\(bindHost)", "relay-ip=\(bindHost)"]
         }
-        if isLoopback {
-            lines.append("allow-loopback-peers")
-        }
+        lines += peers.configurationLines
         let configFile = directory.appendingPathComponent("turnserver.conf")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: configFile)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: configFile.path)
@@ -121,6 +127,7 @@ public final class LocalTURNServer: Sendable {
             url: "turn:\(Self.urlHost(host)):\(port)",
             secret: secret,
             port: port,
+            loopback: isLoopback,
             process: box,
             directory: directory
         )

@@ -15,8 +15,14 @@ public struct ServerOptions: Sendable, Hashable {
     /// Start a private coturn for the demo.
     public var withTURN = false
     public var turnPort: Int?
-    /// Seconds each TURN credential stays valid.
-    public var turnTTL = 86_400
+    /// Seconds each TURN credential stays valid: the longest call plus a margin (3 h + 10 min). coturn checks it on
+    /// every allocation refresh, so a relayed call longer than this needs an ICE restart with fresh credentials
+    /// (`ICE_SERVERS`), which the browser client does.
+    public var turnTTL = ServerOptions.defaultTURNTTL
+    /// The longest call (3 h) plus 10 minutes.
+    public static let defaultTURNTTL = 3 * 3600 + 600
+    /// Private addresses or CIDR ranges the coturn of `--with-turn` may relay to (`--turn-allow-peer`).
+    public var turnAllowedPeers: [String] = []
     /// One JSON object per line on stdout.
     public var json = false
     public var nodeId: String?
@@ -64,6 +70,14 @@ public struct ServerOptions: Sendable, Hashable {
         }
         guard turnTTL >= 60 else {
             throw Invalid(description: "--turn-ttl must be at least 60 seconds (it should outlast the longest call)")
+        }
+        if !turnAllowedPeers.isEmpty {
+            guard withTURN else {
+                throw Invalid(
+                    description: "--turn-allow-peer configures the coturn that --with-turn starts; for your own "
+                        + "coturn, add allowed-peer-ip lines to its configuration")
+            }
+            _ = try TURNPeerPolicy(allowing: turnAllowedPeers, loopback: false)
         }
         if turnSecretFile != nil, turnSecret != nil || withTURN {
             throw Invalid(description: "--turn-secret-file replaces --turn-secret (and --with-turn makes its own)")
@@ -154,10 +168,18 @@ public enum ServerLaunch {
                 listeningHost: options.host,
                 advertisedHost: options.turnURL.flatMap(ServerOptions.host(ofTURNURL:)),
                 port: options.turnPort,
+                allowedPeers: options.turnAllowedPeers,
                 logger: logger
             )
             turnServer = server
             turn = server.credentials(lifetime: lifetime)
+            if !server.relaysToLoopback, options.turnAllowedPeers.isEmpty {
+                logger.notice(
+                    """
+                    event=turn_public_peers_only (the relay reaches public addresses only; to relay within this \
+                    network pass --turn-allow-peer with its range, e.g. 192.168.1.0/24)
+                    """)
+            }
         } else if let turnSecret = try options.resolvedTURNSecret(), let turnURL = options.turnURL {
             turn = TURNCredentials(url: turnURL, secret: turnSecret, lifetime: lifetime)
         }

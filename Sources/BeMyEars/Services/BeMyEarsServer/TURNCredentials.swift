@@ -13,16 +13,18 @@ public struct TURNCredentials: Sendable {
     public var urls: [String]
     /// coturn's `static-auth-secret`.
     public var secret: String
-    /// How long a credential stays valid after REGISTERED. coturn checks the expiry on every authenticated
-    /// request (allocate, refresh, permission), so this must exceed a session's age plus its longest call.
+    /// How long a credential stays valid after it is handed out (REGISTERED, each call's CALL_RINGING and
+    /// CALL_REQUEST, ICE_SERVERS). coturn checks the expiry on every authenticated request (allocate, refresh,
+    /// permission), so a call's credentials must outlast the call: the longest call plus a margin. A client renews
+    /// them for a longer call with ICE_SERVERS and an ICE restart.
     public var lifetime: Duration
 
     /// - Parameters:
     ///   - url: `turn:HOST:PORT` (or `turns:`); without a `?transport=` it is offered over UDP and TCP (seed §13:
     ///     TCP relay as the fallback for restrictive networks), and `stun:HOST:PORT` is added for the same server.
     ///   - secret: The shared secret.
-    ///   - lifetime: Validity of each credential (24 hours by default).
-    public init(url: String, secret: String, lifetime: Duration = .seconds(24 * 3600)) {
+    ///   - lifetime: Validity of each credential: the longest call plus a margin (3 h 10 min by default).
+    public init(url: String, secret: String, lifetime: Duration = .seconds(ServerOptions.defaultTURNTTL)) {
         self.urls = Self.expand(url)
         self.secret = secret
         self.lifetime = lifetime

@@ -10,14 +10,21 @@ struct TURNPortTests {
     @Test("a preferred port taken over TCP or UDP is passed over for one free for both", arguments: [true, false])
     func takenPortPassedOver(tcp: Bool) async throws {
         let group = MultiThreadedEventLoopGroup.singleton
-        let taken: any Channel =
-            tcp
-            ? try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
-            : try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
-        let port = try #require(taken.localAddress?.port)
+        // A port below the kernel's ephemeral range (32768–60999) and coturn's relay range (49152–65535): no other
+        // test's socket lands on it by chance between "taken" and "free again".
+        var taken: (any Channel)?
+        for _ in 0..<50 where taken == nil {
+            let candidate = Int.random(in: 20_000...29_999)
+            taken =
+                tcp
+                ? try? await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: candidate).get()
+                : try? await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: candidate).get()
+        }
+        let held = try #require(taken, "no free port in 20000...29999")
+        let port = try #require(held.localAddress?.port)
         let chosen = try await LocalTURNServer.freePort(preferring: port, host: "127.0.0.1")
         #expect(chosen != port)
-        try await taken.close().get()
+        try await held.close().get()
         #expect(try await LocalTURNServer.freePort(preferring: port, host: "127.0.0.1") == port, "free again")
     }
 }

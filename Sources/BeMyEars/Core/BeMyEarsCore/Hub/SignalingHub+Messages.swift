@@ -35,6 +35,8 @@ extension SignalingHub {
             )
         case .reportAbuse(let id, _):
             try await reportAbuse(id, from: sender, role: role)
+        case .iceServers(let id):
+            try await renewICEServers(id, for: session)
         }
     }
 
@@ -112,9 +114,23 @@ extension SignalingHub {
         case .created(let record):
             counters.callsStarted += 1
             deliver(.state(.ringing), to: record.interpreter)
-            deliver(.callRequest(record.id, from: caller.username, to: target), to: record.interpreter)
+            let now = clock.now
+            deliver(
+                .callRequest(
+                    record.id,
+                    from: caller.username,
+                    to: target,
+                    iceServers: iceServers.perCall(for: record.interpreter.session, at: now)
+                ),
+                to: record.interpreter
+            )
             deliverLocally(
-                .callRinging(record.id, to: target, ringSeconds: configuration.callTimeouts.ring.wholeSeconds),
+                .callRinging(
+                    record.id,
+                    to: target,
+                    ringSeconds: configuration.callTimeouts.ring.wholeSeconds,
+                    iceServers: iceServers.perCall(for: caller.session, at: now)
+                ),
                 to: caller.session
             )
             log(.callRequested, callId: record.id, session: caller.session, role: .caller)
@@ -197,6 +213,31 @@ extension SignalingHub {
                 : SignalingError(code: .notAParty, message: "You can only report a call you took part in.")
             refuse(error, callId: id.rawValue, to: reporter.session)
         }
+    }
+
+    /// ICE_SERVERS: fresh servers (new TURN credentials) for a party of a live call, e.g. before an ICE restart of
+    /// a call that outlasts its first credentials.
+    private func renewICEServers(_ id: CallID, for session: SessionID) async throws {
+        guard let record = try await store.call(id), record.isLive else {
+            refuse(
+                SignalingError(
+                    code: .unknownCall,
+                    message: "There is no live call with this callId; ICE servers are renewed for a call in progress."
+                ),
+                callId: id.rawValue,
+                to: session
+            )
+            return
+        }
+        guard record.peer(of: session) != nil else {
+            refuse(
+                SignalingError(code: .notAParty, message: "You can only renew the ICE servers of your own call."),
+                callId: id.rawValue,
+                to: session
+            )
+            return
+        }
+        deliverLocally(.iceServers(id, iceServers.iceServers(for: session, at: clock.now)), to: session)
     }
 
     /// The ERROR for a refused call event, with a message that says what to do.

@@ -22,6 +22,8 @@ public enum ClientMessage: Sendable, Hashable {
     /// `REPORT_ABUSE {callId, payload:{reason}}`. The reason is free text from a person and is neither logged
     /// nor forwarded (seed §18.1 allows only the offender's identity).
     case reportAbuse(CallID, reason: String?)
+    /// `ICE_SERVERS {callId}`: fresh STUN/TURN servers for a call the sender is a party of.
+    case iceServers(CallID)
 
     /// Checks and types the fields of `envelope`.
     /// - Throws: ``SignalingError``: INVALID_USERNAME for a bad REGISTER username, UNKNOWN_USER for a `to` that
@@ -83,6 +85,8 @@ public enum ClientMessage: Sendable, Hashable {
             self = .hangup(try Self.callId(of: envelope), reason: reason)
         case .reportAbuse:
             self = .reportAbuse(try Self.callId(of: envelope), reason: payload?["reason"]?.stringValue)
+        case .iceServers:
+            self = .iceServers(try Self.callId(of: envelope))
         case .registered, .state, .heartbeatAck, .presence, .callRinging, .busy, .callEnded, .reportReceived, .error:
             throw SignalingError(code: .roleForbidden, message: Self.serverOnlyMessage(type))
         }

@@ -38,19 +38,39 @@ extension Envelope {
         )
     }
 
-    /// `CALL_REQUEST {callId, from, to}` forwarded to the interpreter.
-    public static func callRequest(_ callId: CallID, from caller: Username, to interpreter: Username) -> Envelope {
-        Envelope(.callRequest, call: callId, from: caller, to: interpreter)
+    /// `CALL_REQUEST {callId, from, to}` forwarded to the interpreter; with `payload.iceServers` (this server's
+    /// extension) when the server hands out fresh TURN credentials for each call.
+    public static func callRequest(
+        _ callId: CallID,
+        from caller: Username,
+        to interpreter: Username,
+        iceServers: [ICEServer]? = nil
+    ) -> Envelope {
+        Envelope(
+            .callRequest,
+            call: callId,
+            from: caller,
+            to: interpreter,
+            payload: iceServers.map { ["iceServers": .array($0.map(\.jsonValue))] }
+        )
     }
 
-    /// `CALL_RINGING {callId, to, payload:{ringSec}}` to the caller.
-    public static func callRinging(_ callId: CallID, to interpreter: Username, ringSeconds: Int) -> Envelope {
-        Envelope(
-            .callRinging,
-            call: callId,
-            to: interpreter,
-            payload: ["ringSec": .number(JSONNumber(ringSeconds))]
-        )
+    /// `CALL_RINGING {callId, to, payload:{ringSec}}` to the caller (plus `iceServers` as for CALL_REQUEST).
+    public static func callRinging(
+        _ callId: CallID,
+        to interpreter: Username,
+        ringSeconds: Int,
+        iceServers: [ICEServer]? = nil
+    ) -> Envelope {
+        var payload: [String: JSONValue] = ["ringSec": .number(JSONNumber(ringSeconds))]
+        if let iceServers { payload["iceServers"] = .array(iceServers.map(\.jsonValue)) }
+        return Envelope(.callRinging, call: callId, to: interpreter, payload: .object(payload))
+    }
+
+    /// `ICE_SERVERS {callId, payload:{iceServers}}`: fresh STUN/TURN servers for a party of the call (this
+    /// server's extension, the answer to a client's ICE_SERVERS).
+    public static func iceServers(_ callId: CallID, _ servers: [ICEServer]) -> Envelope {
+        Envelope(.iceServers, call: callId, payload: ["iceServers": .array(servers.map(\.jsonValue))])
     }
 
     /// `CALL_ACCEPT {callId, from, to}` forwarded to the caller.

@@ -14,6 +14,9 @@ public enum MessageType: String, Sendable, Hashable, CaseIterable, Codable {
     case videoVisible = "VIDEO_VISIBLE"
     case statsUpdate = "STATS_UPDATE"
     case reportAbuse = "REPORT_ABUSE"
+    /// An extension of this server: a party of a live call asks for fresh STUN/TURN servers (before an ICE
+    /// restart); answered with an ICE_SERVERS of the same callId carrying `payload.iceServers`.
+    case iceServers = "ICE_SERVERS"
 
     // Sent by the server only.
     case registered = "REGISTERED"
@@ -31,7 +34,7 @@ public enum MessageType: String, Sendable, Hashable, CaseIterable, Codable {
     public var isSentByClients: Bool {
         switch self {
         case .register, .setState, .heartbeat, .callRequest, .callAccept, .callDecline, .offer, .answer, .ice,
-            .hangup, .videoVisible, .statsUpdate, .reportAbuse:
+            .hangup, .videoVisible, .statsUpdate, .reportAbuse, .iceServers:
             true
         case .registered, .state, .heartbeatAck, .presence, .callRinging, .busy, .callEnded, .reportReceived, .error:
             false

@@ -14,7 +14,9 @@ public enum Role: String, Sendable, Hashable, CaseIterable, Codable {
         switch type {
         case .callRequest: self == .caller
         case .setState, .callAccept, .callDecline: self == .interpreter
-        case .register, .heartbeat, .offer, .answer, .ice, .hangup, .videoVisible, .statsUpdate, .reportAbuse: true
+        case .register, .heartbeat, .offer, .answer, .ice, .hangup, .videoVisible, .statsUpdate, .reportAbuse,
+            .iceServers:
+            true
         case .registered, .state, .heartbeatAck, .presence, .callRinging, .busy, .callEnded, .reportReceived, .error:
             false
         }

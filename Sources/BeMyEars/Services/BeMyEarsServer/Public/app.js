@@ -37,6 +37,7 @@ const ICE = Object.freeze({
     DISCONNECTED_GRACE_MS: 4000, // "disconnected" often heals by itself; restart only after this long
     RESTART_TIMEOUT_MS: 8000, // one ICE restart gets this long to reconnect
     MAX_RESTARTS: 2, // then HANGUP {reason: "WEBRTC_FAILED"}
+    SERVERS_WAIT_MS: 1500, // a restart waits this long at most for fresh ICE servers (ICE_SERVERS)
     CONNECT_LIMIT_MS: 25000, // never connected this long after accept: give up (the server's limit is 20 s)
 });
 
@@ -338,8 +339,9 @@ function onMessage(raw) {
         case "HEARTBEAT_ACK": return;
         case "STATE": return onState(p.state);
         case "PRESENCE": return onPresence(p.interpreters);
-        case "CALL_REQUEST": return onIncomingCall(m.callId, m.from);
-        case "CALL_RINGING": return onRinging(m.callId, m.to, p.ringSec);
+        case "CALL_REQUEST": return onIncomingCall(m.callId, m.from, p.iceServers);
+        case "CALL_RINGING": return onRinging(m.callId, m.to, p.ringSec, p.iceServers);
+        case "ICE_SERVERS": return forThisCall && onFreshIceServers(call, p.iceServers);
         case "BUSY": return onBusy(m.to);
         case "CALL_ACCEPT": return forThisCall && onAccepted(call);
         case "CALL_DECLINE":
@@ -567,6 +569,7 @@ function newCall(direction, peer) {
         localStream: null,
         remoteStream: null,
         pc: null,
+        iceServers: null, // this call's own servers (fresh TURN credentials), else REGISTERED's
         chain: Promise.resolve(),
         early: [],
         pendingIce: [],
@@ -648,11 +651,12 @@ async function startCall(peer) {
     }, SIGNALING.REPLY_TIMEOUT_MS);
 }
 
-function onRinging(callId, to, ringSec) {
+function onRinging(callId, to, ringSec, iceServers) {
     const call = S.call;
     if (!call || call.direction !== "outgoing" || call.id || !callId) return;
     clearTimeout(call.timers.request);
     call.id = callId;
+    if (Array.isArray(iceServers)) call.iceServers = iceServers; // fresh TURN credentials for this call
     if (to) call.peer = to;
     if (call.cancelled) {
         send({ type: "HANGUP", callId });
@@ -688,7 +692,7 @@ function onCancel() {
 }
 
 /** Interpreter: CALL_REQUEST. Visual ring (pulse, flashing page and title, vibration), 10 s countdown. */
-function onIncomingCall(callId, from) {
+function onIncomingCall(callId, from, iceServers) {
     if (!callId || S.role !== "interpreter") return;
     if (S.call) {
         send({ type: "CALL_DECLINE", callId }); // cannot happen with a correct server; never ring twice
@@ -696,6 +700,7 @@ function onIncomingCall(callId, from) {
     }
     const call = (S.call = newCall("incoming", from || "a caller"));
     call.id = callId;
+    if (Array.isArray(iceServers)) call.iceServers = iceServers; // fresh TURN credentials for this call
     startCountdown(call, RING_SEC, el.incomingSeconds);
     startVisualRing();
     render();
@@ -809,7 +814,7 @@ function onEnded(call, reason) {
 function beginConnecting(call) {
     call.phase = "connecting";
     const pc = (call.pc = new RTCPeerConnection({
-        iceServers: S.iceServers,
+        iceServers: call.iceServers || S.iceServers,
         iceTransportPolicy: RELAY_ONLY ? "relay" : "all",
         bundlePolicy: "max-bundle",
     }));
@@ -1006,7 +1011,11 @@ function onIceTrouble(call) {
         call.restarts += 1;
         call.restarting = true;
         announce("The connection was interrupted. Trying to reconnect…", { bad: true });
-        makeOffer(call, true);
+        // Fresh servers first (the call may have outlived its TURN credentials); restart when they arrive, or
+        // with the old ones if the server does not answer soon.
+        call.awaitingIceServers = true;
+        send({ type: "ICE_SERVERS", callId: call.id });
+        call.timers.iceServers = setTimeout(() => onFreshIceServers(call, null), ICE.SERVERS_WAIT_MS);
         call.timers.restartWait = setTimeout(() => {
             delete call.timers.restartWait;
             const st = call.pc && call.pc.iceConnectionState;
@@ -1014,6 +1023,7 @@ function onIceTrouble(call) {
         }, ICE.RESTART_TIMEOUT_MS);
     } else if (!call.timers.giveUp) {
         call.restarting = true;
+        send({ type: "ICE_SERVERS", callId: call.id }); // ready for the caller's restart with fresh credentials
         announce("The connection was interrupted. Trying to reconnect…", { bad: true });
         call.timers.giveUp = setTimeout(() => {
             const st = call.pc && call.pc.iceConnectionState;
@@ -1021,6 +1031,25 @@ function onIceTrouble(call) {
                 giveUp(call, "The video connection failed.");
             }
         }, ICE.DISCONNECTED_GRACE_MS + ICE.MAX_RESTARTS * ICE.RESTART_TIMEOUT_MS + 2000);
+    }
+}
+
+/** ICE_SERVERS answered (or not, `servers` null): use them from now on, and restart ICE if that waited for them. */
+function onFreshIceServers(call, servers) {
+    if (S.call !== call || !call.pc) return;
+    if (Array.isArray(servers)) {
+        call.iceServers = servers;
+        try {
+            call.pc.setConfiguration({ ...call.pc.getConfiguration(), iceServers: servers });
+        } catch (e) {
+            recordError("SIGNALING", `ICE_SERVERS: ${e && e.message ? e.message : e}`, call.id);
+        }
+    }
+    if (call.awaitingIceServers) {
+        call.awaitingIceServers = false;
+        clearTimeout(call.timers.iceServers);
+        delete call.timers.iceServers;
+        makeOffer(call, true);
     }
 }
 
@@ -1458,6 +1487,9 @@ function snapshot() {
         quality: s ? s.quality : null,
         relayOnly: RELAY_ONLY,
         iceServerUrls: S.iceServers.flatMap((i) => (Array.isArray(i.urls) ? i.urls : [i.urls])),
+        // TURN usernames (expiry:opaque-id, no secret): REGISTERED's, and the call's own fresh one.
+        turnUsername: turnUsernameOf(S.iceServers),
+        callTurnUsername: c && c.iceServers ? turnUsernameOf(c.iceServers) : null,
         status: el.status.textContent.trim(),
         lastError: S.lastError,
         lastCallEnd: S.lastCallEnd,
@@ -1465,6 +1497,11 @@ function snapshot() {
         reconnects: S.reconnects,
         heartbeatsSent: S.heartbeatsSent,
     }));
+}
+
+function turnUsernameOf(servers) {
+    const turn = servers.find((i) => typeof i.username === "string");
+    return turn ? turn.username : null;
 }
 
 Object.defineProperty(window, "bemyears", {

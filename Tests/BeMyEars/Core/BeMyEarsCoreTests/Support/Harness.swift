@@ -16,7 +16,8 @@ struct Harness {
         store: any SignalingStore = InMemorySignalingStore(),
         clock: ManualClock = ManualClock(),
         callIDs: CallIDGenerator = .sequential(),
-        configuration: SignalingConfiguration = .immediatePresence
+        configuration: SignalingConfiguration = .immediatePresence,
+        iceServers: ICEServerProvider? = nil
     ) {
         self.clock = clock
         self.store = store
@@ -26,7 +27,8 @@ struct Harness {
             outbound: outbound,
             clock: clock,
             callIDs: callIDs,
-            configuration: configuration
+            configuration: configuration,
+            iceServers: iceServers
         )
     }
 
