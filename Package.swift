@@ -207,7 +207,7 @@ let platformTargets: [Target] = [
     // headers, static files, Server-Sent Events (Hummingbird).
     platform.adapter("LocalWebApp", [hummingbird, logging, nioCore, serviceLifecycle]),
     // Slow and greedy HTTP clients kept in check: a deadline for each request head, connections per address.
-    platform.adapter("ConnectionGuard", [nioCore, nioHTTPTypes]),
+    platform.adapter("ConnectionGuard", [hummingbirdCore, logging, nioCore, nioHTTPTypes]),
 ]
 let platformTests: [Target] = [
     platform.testSupport(["CanonicalJSON", asyncHTTPClient, nioCore, nioHTTP1]),
@@ -370,12 +370,13 @@ let beMyEarsTargets: [Target] = [
     beMyEars.service(
         "BeMyEarsServer",
         [
-            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "DeviceIdentityStore", "LocalWebApp",
+            "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "ConnectionGuard", "DeviceIdentityStore",
+            "LocalWebApp",
             "ServiceDiscovery", crypto, nioCore,
             nioPosix,
             nioWebSocket,
             hummingbird,
-            hummingbirdWebSocket, logging, serviceLifecycle,
+            hummingbirdCore, hummingbirdWebSocket, logging, serviceLifecycle,
         ],
         resources: [.copy("Public")]
     ),
@@ -421,8 +422,9 @@ let toukanTargets: [Target] = [
     toukan.service(
         "ToukanServer",
         [
-            "AudioAnalysis", "CanonicalJSON", "DeviceIdentityStore", "JobQueue", "Postgres", "ToukanCore",
-            "ToukanMemoryStore", crypto, hummingbird, logging, nioCore, postgresNIO, serviceLifecycle,
+            "AudioAnalysis", "CanonicalJSON", "ConnectionGuard", "DeviceIdentityStore", "JobQueue", "Postgres",
+            "ToukanCore",
+            "ToukanMemoryStore", crypto, hummingbird, hummingbirdCore, logging, nioCore, postgresNIO, serviceLifecycle,
         ],
         resources: [.copy("Public")]
     ),

@@ -38,7 +38,9 @@ let pairCount = option("pairs", 100)
 let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
 let server = await benchmarkStep("starting bemyears-server") {
-    try await ServerUnderTest(product: "bemyears-server", arguments: ["--host", "127.0.0.1", "--port", "0", "--json"])
+    try await ServerUnderTest(
+        product: "bemyears-server",
+        arguments: ["--host", "127.0.0.1", "--port", "0", "--json", "--max-connections-per-address", "1000000"])
 }
 let serverURL = "ws://127.0.0.1:\(server.port)/ws"
 let baseline = residentBytes(of: server.process.processIdentifier)

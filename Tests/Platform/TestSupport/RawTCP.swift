@@ -39,6 +39,19 @@ public final class RawTCP: @unchecked Sendable {
             == bytes.count
     }
 
+    /// Slowloris: sends `head` (a request line and headers, no blank line), then one more header line every 200 ms,
+    /// up to 30; `cut` is true when the server closed the connection meanwhile, `after` how long it took.
+    public func trickle(head: String) async -> (cut: Bool, after: Duration) {
+        let started = ContinuousClock.now
+        guard send(head) else { return (true, .zero) }
+        for index in 0..<30 {
+            let sent = send("X-Trickle-\(index): a\r\n")
+            let closed = await closedByServer(within: .milliseconds(200))
+            if !sent || closed { return (true, ContinuousClock.now - started) }
+        }
+        return (false, ContinuousClock.now - started)
+    }
+
     /// Waits up to `timeout` for the server to close the connection (reading and dropping what it sends); true when
     /// it did.
     public func closedByServer(within timeout: Duration) async -> Bool {

@@ -58,6 +58,11 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
     var turnTtl = ServerOptions.defaultTURNTTL
 
     @Option(
+        name: .customLong("max-connections-per-address"),
+        help: "Connections one address may hold open at once; raise it for many users behind one NAT.")
+    var maximumConnectionsPerAddress = 64
+
+    @Option(
         name: .customLong("turn-allow-peer"),
         help: """
             A private address or CIDR range (e.g. 192.168.1.0/24) the --with-turn relay may reach; by default it \
@@ -89,6 +94,7 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
         options.turnPort = turnPort
         options.turnTTL = turnTtl
         options.turnAllowedPeers = turnAllowedPeers
+        options.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         options.json = json
         options.nodeId = nodeId
         options.advertisesService = !noBonjour

@@ -1,5 +1,7 @@
 import BeMyEarsCore
+import ConnectionGuard
 public import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import LocalWebApp
 import Logging
@@ -88,18 +90,33 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
             BonjourAdvertisement.make(ports: ports, instanceName: configuration.serviceName, logger: logger))
     }
     let onReady = configuration.onReady
+    // Slow and greedy clients: the first request head (a WebSocket upgrade or a page) within 10 s, later ones
+    // within 10 s of the last answer, idle HTTP connections closed after 60 s, 64 connections per address. The
+    // guard's byte-level half goes in front of the upgrade pipeline (it decodes HTTP itself); reported without the
+    // address (seed §18.1 keeps the log free of anything that identifies a person).
+    let guarding = ConnectionGuard(configuration.connectionLimits) { _, reason in
+        logger.notice("event=connection_refused reason=\(reason.rawValue)")
+    }
+    let webSocketResponder = webSocketRouter.buildResponder()
+    let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+        http1: HTTP1Channel.Configuration(
+            additionalChannelHandlers: guarding.laterRequestHandlers(),
+            idleTimeout: configuration.connectionLimits.idleTimeAmount
+        ),
+        ws: WebSocketServerConfiguration(maxFrameSize: readLimit, closeTimeout: .seconds(5), validateUTF8: true)
+    )
     var app = Application(
         router: buildRouter(files: files, readiness: readiness),
-        server: .http1WebSocketUpgrade(
-            webSocketRouter: webSocketRouter,
-            configuration: .init(
-                ws: WebSocketServerConfiguration(
-                    maxFrameSize: readLimit,
-                    closeTimeout: .seconds(5),
-                    validateUTF8: true
-                )
+        server: HTTPServerBuilder { responder in
+            GuardedChildChannel(
+                HTTP1WebSocketUpgradeChannel(
+                    responder: responder,
+                    webSocketResponder: webSocketResponder,
+                    configuration: channelConfiguration
+                ),
+                guard: guarding
             )
-        ),
+        },
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
         services: services,
         onServerRunning: { channel in

@@ -1,4 +1,5 @@
 public import BeMyEarsCore
+public import ConnectionGuard
 public import Logging
 
 /// Everything ``buildApplication(_:)`` needs. The defaults are the protocol's (BEMYEARS-PROTOCOL.md) and a
@@ -37,6 +38,9 @@ public struct BeMyEarsServerConfiguration: Sendable {
     public var onReady: (@Sendable (_ port: Int) async -> Void)?
     /// Which web pages may open `/ws` (the server's own, and `--allowed-origin`).
     public var origins = OriginPolicy.ownOnly
+    /// Against slow and greedy clients: request-head deadline (10 s), HTTP idle timeout (60 s), connections per
+    /// address (64; `--max-connections-per-address`).
+    public var connectionLimits = ConnectionLimits()
 
     public init(
         host: String = "127.0.0.1",

@@ -1,5 +1,6 @@
 public import BeMyEarsCore
 import CanonicalJSON
+import ConnectionGuard
 import DeviceIdentityStore
 import Foundation
 import Logging
@@ -21,6 +22,9 @@ public struct ServerOptions: Sendable, Hashable {
     public var turnTTL = ServerOptions.defaultTURNTTL
     /// The longest call (3 h) plus 10 minutes.
     public static let defaultTURNTTL = 3 * 3600 + 600
+    /// Connections one address may hold open at once (`--max-connections-per-address`; raise it for many users
+    /// behind one NAT).
+    public var maximumConnectionsPerAddress = 64
     /// Private addresses or CIDR ranges the coturn of `--with-turn` may relay to (`--turn-allow-peer`).
     public var turnAllowedPeers: [String] = []
     /// One JSON object per line on stdout.
@@ -70,6 +74,9 @@ public struct ServerOptions: Sendable, Hashable {
         }
         guard turnTTL >= 60 else {
             throw Invalid(description: "--turn-ttl must be at least 60 seconds (it should outlast the longest call)")
+        }
+        guard maximumConnectionsPerAddress >= 1 else {
+            throw Invalid(description: "--max-connections-per-address must be at least 1")
         }
         if !turnAllowedPeers.isEmpty {
             guard withTURN else {
@@ -207,6 +214,7 @@ public enum ServerLaunch {
             }
         )
         configuration.origins = try OriginPolicy(allowing: options.allowedOrigins)
+        configuration.connectionLimits.connectionsPerAddress = options.maximumConnectionsPerAddress
         do {
             try await runServer(configuration)
         } catch {

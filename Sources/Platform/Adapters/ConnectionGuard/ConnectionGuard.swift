@@ -58,13 +58,19 @@ public final class ConnectionGuard: Sendable {
         [AddressCount(guard: self), RequestHeadDeadline(guard: self)]
     }
 
+    /// For a server that adds ``byteHandlers()`` in front: the request-head deadline for a connection's later
+    /// requests (give these to its HTTP/1 configuration; the address is already counted).
+    public func laterRequestHandlers() -> [any RemovableChannelHandler] {
+        [RequestHeadDeadline(guard: self)]
+    }
+
     /// Connections open now from `address`.
     public func openConnections(from address: String) -> Int {
         open.withLock { $0[address] ?? 0 }
     }
 
     /// Counts a connection in; false when its address already holds the most it may.
-    fileprivate func admit(_ address: String) -> Bool {
+    func admit(_ address: String) -> Bool {
         open.withLock { open in
             let count = open[address] ?? 0
             guard count < limits.connectionsPerAddress else { return false }
@@ -73,21 +79,21 @@ public final class ConnectionGuard: Sendable {
         }
     }
 
-    fileprivate func release(_ address: String) {
+    func release(_ address: String) {
         open.withLock { open in
             let count = (open[address] ?? 1) - 1
             open[address] = count > 0 ? count : nil
         }
     }
 
-    fileprivate func refused(_ address: String, _ reason: Refusal) {
+    func refused(_ address: String, _ reason: Refusal) {
         onRefusal(address, reason)
     }
 }
 
 /// Counts the connection against its address for as long as the channel lives (an upgrade to a WebSocket removes
 /// this handler, not the count), and closes it at once when the address holds too many.
-private final class AddressCount: ChannelInboundHandler, RemovableChannelHandler {
+final class AddressCount: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     private let guarding: ConnectionGuard
 

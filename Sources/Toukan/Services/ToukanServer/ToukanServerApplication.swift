@@ -1,6 +1,8 @@
+public import ConnectionGuard
 import Foundation
 import HTTPTypes
 public import Hummingbird
+import HummingbirdCore
 import JobQueue
 public import Logging
 import NIOCore
@@ -26,6 +28,9 @@ public struct ToukanServerConfiguration: Sendable {
     public var logger: Logger
     /// Called once the server listens, with the actual port.
     public var onReady: (@Sendable (_ port: Int) async -> Void)?
+    /// Against slow and greedy clients: a request head within 10 s (of connecting or of the last answer), idle
+    /// connections closed after 60 s (an upload that stalls that long resumes with tus), 64 connections per address.
+    public var connectionLimits = ConnectionLimits()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8090, dataDirectory: String, database: String? = nil,
@@ -96,8 +101,17 @@ public func buildToukanServer(_ configuration: ToukanServerConfiguration) async 
     try ReviewPage.bundled().add(to: router)
 
     let onReady = configuration.onReady
+    let guarding = ConnectionGuard(configuration.connectionLimits) { address, reason in
+        logger.info("connection closed", metadata: ["address": "\(address)", "reason": "\(reason.rawValue)"])
+    }
     var app = Application(
         router: router,
+        server: .http1(
+            configuration: HTTP1Channel.Configuration(
+                additionalChannelHandlers: guarding.handlers(),
+                idleTimeout: configuration.connectionLimits.idleTimeAmount
+            )
+        ),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
         services: services,
         onServerRunning: { channel in

@@ -20,15 +20,7 @@ struct SlowClientTests {
         }
         let port = try Self.port(of: hub)
         let slow = try RawTCP(port: port)
-        let started = ContinuousClock.now
-        #expect(slow.send("GET /health HTTP/1.1\r\nHost: hub\r\n"))
-        var cut = false
-        for index in 0..<30 where !cut {
-            let sent = slow.send("X-Trickle-\(index): a\r\n")
-            let closed = await slow.closedByServer(within: .milliseconds(200))
-            cut = !sent || closed
-        }
-        let after = ContinuousClock.now - started
+        let (cut, after) = await slow.trickle(head: "GET /health HTTP/1.1\r\nHost: hub\r\n")
         #expect(cut, "the server still waits for the head after \(after)")
         #expect(after < .seconds(4), "cut after \(after)")
         let prompt = try RawTCP(port: port)

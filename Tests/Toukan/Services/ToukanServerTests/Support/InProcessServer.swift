@@ -1,3 +1,4 @@
+import ConnectionGuard
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,15 +12,17 @@ import ToukanServer
 enum InProcessServer {
     static func run(
         maximumUploadBytes: Int64 = 2 << 30, workers: Int = 0, transcribe: Bool = false, dataDirectory: URL? = nil,
+        limits: ConnectionLimits = ConnectionLimits(),
         _ body: @escaping @Sendable (any TestClientProtocol, URL) async throws -> Void
     ) async throws {
         let directory = try dataDirectory ?? Subprocess.temporaryDirectory("toukan-server")
         var logger = Logger(label: "toukan-server-test")
         logger.logLevel = .warning
-        let app = try await buildToukanServer(
-            ToukanServerConfiguration(
-                host: "127.0.0.1", port: 0, dataDirectory: directory.path, maximumUploadBytes: maximumUploadBytes,
-                workers: workers, transcribe: transcribe, logger: logger))
+        var configuration = ToukanServerConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, maximumUploadBytes: maximumUploadBytes,
+            workers: workers, transcribe: transcribe, logger: logger)
+        configuration.connectionLimits = limits
+        let app = try await buildToukanServer(configuration)
         // A hang fails the test (saying where) instead of stalling the whole run.
         try await withTimeout(.seconds(300), "an in-process toukan-server test") {
             try await app.test(.live) { client in try await body(client, directory) }
