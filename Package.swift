@@ -316,8 +316,9 @@ let cribCallTests: [Target] = [
     cribCall.tests(
         .adapters, "QUIC",
         [
-            "quic-probe", "CribCallControl", "DeviceIdentityStore", "ControlTransport", "CribCallProtocol",
-            "DeviceIdentity", nioCore,
+            "quic-probe", "CribCallControl", "CribCallMonitor", "CribCallStore", "DeviceIdentityStore",
+            "SoundDetection",
+            "ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore,
         ]
     ),
     cribCall.tests(

@@ -93,6 +93,15 @@ public protocol ControlConnection: Sendable {
 
     /// Waits until the connection has ended and says why.
     func closed() async -> ConnectionCloseReason
+
+    /// The peer is trusted (a paired listener): the transport stops counting this connection against the limits
+    /// for strangers and never closes it to make room for one. Idempotent.
+    func markTrusted()
+}
+
+extension ControlConnection {
+    /// Transports without admission limits (in-memory, client side) have nothing to do.
+    public func markTrusted() {}
 }
 
 extension ControlConnection {

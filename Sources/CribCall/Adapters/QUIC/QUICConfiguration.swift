@@ -10,6 +10,8 @@ public struct QUICConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// Stop accepting new connections beyond this many (a monitor has a handful of listeners).
     public var maxConnections = 256
+    /// Who gets the monitor's connection slots when someone on the LAN tries to take them all.
+    public var admission = QUICAdmission()
     /// Suspend `send` while more than this many bytes are unacknowledged.
     public var sendHighWatermark = 1 << 20
     /// Resume suspended senders once unacknowledged bytes drop to this.
@@ -20,6 +22,39 @@ public struct QUICConfiguration: Sendable {
     public var closeFlushTimeout: Duration = .seconds(1)
     /// ngtcp2's own log on stderr (debugging only: it prints packet details, never keys).
     public var ngtcp2Log = false
+
+    public init() {}
+}
+
+/// How a monitor keeps slots for the listeners it trusts while strangers (pairing devices, or an attacker on the
+/// LAN with throwaway certificates) connect. A connection counts as *untrusted* from its first packet until the
+/// service says its peer is trusted (``ControlConnection/markTrusted()``).
+public struct QUICAdmission: Sendable, Hashable {
+    /// Untrusted connections at most; at the limit the oldest is closed to make room for the newcomer (an
+    /// established one before one still in its handshake), so a trusted listener reconnecting always gets in, and
+    /// trusted connections are never closed for strangers.
+    public var maxUntrusted = 64
+    /// Established untrusted connections one IP address may hold; its further Initials are dropped.
+    public var maxUntrustedPerAddress = 8
+    /// With this many untrusted connections, a new client must first prove its address with a QUIC Retry
+    /// (RFC 9000 §8.1.2), so spoofed Initials cannot take slots. 0: always.
+    public var retryThreshold = 8
+    /// How long a Retry token stays valid.
+    public var retryTokenLifetime: Duration = .seconds(10)
+
+    public init() {}
+}
+
+/// Counts of what a monitor's admission did since it started.
+public struct QUICAdmissionStatistics: Sendable, Hashable {
+    /// Retry packets sent (new clients asked to prove their address).
+    public var retries = 0
+    /// Initials closed for a Retry token that was not ours, too old, or for another address.
+    public var invalidTokens = 0
+    /// Initials dropped because their address already held its untrusted connections.
+    public var droppedForAddress = 0
+    /// Untrusted connections closed to make room for a newcomer.
+    public var evicted = 0
 
     public init() {}
 }

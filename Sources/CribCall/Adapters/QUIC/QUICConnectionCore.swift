@@ -123,7 +123,8 @@ final class QUICConnectionCore {
         configuration: QUICConfiguration,
         credentials: TLSCredentials,
         local: SocketAddressStorage,
-        remote: SocketAddressStorage
+        remote: SocketAddressStorage,
+        retry: (originalDCID: ngtcp2_cid, retrySCID: ngtcp2_cid)? = nil
     ) throws -> QUICConnectionCore {
         let core = QUICConnectionCore(
             role: .server, endpoint: endpoint, eventLoop: eventLoop, configuration: configuration,
@@ -133,6 +134,14 @@ final class QUICConnectionCore {
         var settings = core.settings()
         var parameters = core.transportParameters()
         parameters.original_dcid = header.dcid  // the server must echo the client's original DCID
+        if let retry {
+            // After a Retry: the DCID of the client's very first Initial, and the one the Retry chose (RFC 9000
+            // §7.3); the token proves the address, so the anti-amplification limit does not apply.
+            parameters.original_dcid = retry.originalDCID
+            parameters.retry_scid = retry.retrySCID
+            parameters.retry_scid_present = 1
+            settings.token = header.token
+        }
         parameters.stateless_reset_token_present = 1
         withUnsafeMutableBytes(of: &parameters.stateless_reset_token) { token in
             _ = Self.resetToken(into: token, secret: core.resetSecret, cid: &sourceCID)

@@ -29,6 +29,11 @@ final class QUICControlConnection: ControlConnection {
         _ = try? await core.eventLoop.flatSubmit { core.value.close(code: code) }.get()
     }
 
+    func markTrusted() {
+        let core = self.core
+        core.eventLoop.execute { core.value.endpoint?.trusted(core.value) }
+    }
+
     func closed() async -> ConnectionCloseReason {
         (try? await closedFuture.get()) ?? .shutdown
     }

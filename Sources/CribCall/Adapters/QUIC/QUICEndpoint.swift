@@ -15,6 +15,12 @@ protocol QUICEndpoint: AnyObject {
     func established(_ connection: QUICConnectionCore)
     /// `connection` is gone for good (after its closing or draining period): forget it.
     func finished(_ connection: QUICConnectionCore)
+    /// The service trusts the peer of `connection` (a server's admission counts it no longer as a stranger).
+    func trusted(_ connection: QUICConnectionCore)
+}
+
+extension QUICEndpoint {
+    func trusted(_ connection: QUICConnectionCore) {}
 }
 
 /// An endpoint writing to a NIO datagram channel: sending and flushing are the same for server and client.

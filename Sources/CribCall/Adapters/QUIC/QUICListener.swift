@@ -66,6 +66,13 @@ public final class QUICListener: ControlListener {
         return QUICListener(port: channel.localAddress?.port ?? port, connections: connections, endpoint: server)
     }
 
+    /// What admission has done so far (``QUICAdmission``): Retries sent, clients refused or closed.
+    public func admissionStatistics() async -> QUICAdmissionStatistics {
+        let endpoint = self.endpoint
+        return (try? await endpoint.eventLoop.submit { endpoint.value.admissionStatistics }.get())
+            ?? QUICAdmissionStatistics()
+    }
+
     /// Closes the socket the way NIO does after a fatal send error (e.g. ENETUNREACH while the network is down),
     /// without shutting down: the endpoint must reopen it and keep its connections. For tests.
     func closeSocketUnderneath() async {

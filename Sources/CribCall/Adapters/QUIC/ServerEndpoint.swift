@@ -4,6 +4,12 @@ import NIOCore
 
 /// The monitor's side of the UDP socket: routes datagrams to connections by destination connection ID and
 /// accepts new connections from Initial packets. Confined to the socket's event loop.
+///
+/// Admission (``QUICAdmission``): connections are *untrusted* until the service marks them trusted. Under load
+/// (``QUICAdmission/retryThreshold`` untrusted) a new client must first prove its address with a Retry; one
+/// address may hold only so many untrusted connections; at the limit for all, the oldest untrusted one is closed
+/// for the newcomer. Trusted connections are never closed for strangers, and ``QUICConfiguration/maxConnections``
+/// leaves them the rest.
 final class ServerEndpoint: ReopeningDatagramEndpoint {
     var channel: any Channel
     var boundAddress: SocketAddress?
@@ -15,6 +21,15 @@ final class ServerEndpoint: ReopeningDatagramEndpoint {
     private var local: SocketAddressStorage?
     private var shuttingDown = false
     private var allFinished: [EventLoopPromise<Void>] = []
+    /// Connections whose peer is not trusted (yet), with their address and when they arrived (oldest first out).
+    private var untrusted: [ObjectIdentifier: (connection: QUICConnectionCore, address: String, since: UInt64)] = [:]
+    private(set) var admissionStatistics = QUICAdmissionStatistics()
+    /// Keys Retry tokens; new each run (a token lives seconds).
+    private let retrySecret: [UInt8] = {
+        var secret = [UInt8](repeating: 0, count: 32)
+        _ = gnutls_rnd(GNUTLS_RND_KEY, &secret, secret.count)
+        return secret
+    }()
 
     init(
         channel: any Channel,
@@ -49,23 +64,108 @@ final class ServerEndpoint: ReopeningDatagramEndpoint {
                 sendStatelessReset(for: dcid, triggeredBy: packet.count, to: envelope.remoteAddress)
                 return
             }
-            guard !shuttingDown, live.count < configuration.maxConnections else { return }
+            guard !shuttingDown else { return }
             var header = ngtcp2_pkt_hd()
             guard ngtcp2_accept(&header, base, packet.count) == 0 else { return }
-            do {
-                let local = try localAddress()
-                let remote = try SocketAddressStorage(envelope.remoteAddress)
-                let connection = try QUICConnectionCore.accept(
-                    header: header, endpoint: self, eventLoop: channel.eventLoop, configuration: configuration,
-                    credentials: credentials, local: local, remote: remote)
-                live[ObjectIdentifier(connection)] = connection
-                routes[dcid] = connection
-                for cid in connection.issuedCIDs { routes[cid] = connection }
-                connection.receive(packet, from: envelope.remoteAddress)
-            } catch {
-                // A connection that cannot be created is dropped; the client times out or retries.
-            }
+            admit(header, packet: packet, dcid: dcid, from: envelope.remoteAddress)
         }
+    }
+
+    /// A client's first Initial: validate its address if need be, make room, and create the connection.
+    private func admit(
+        _ header: ngtcp2_pkt_hd, packet: UnsafeRawBufferPointer, dcid: [UInt8], from address: SocketAddress
+    ) {
+        let admission = configuration.admission
+        guard let remote = try? SocketAddressStorage(address) else { return }
+        let host = address.ipAddress ?? "\(address)"
+        var retry: (originalDCID: ngtcp2_cid, retrySCID: ngtcp2_cid)?
+        if header.type == UInt8(NGTCP2_PKT_INITIAL.rawValue), header.token.len > 0,
+            header.token.base[0] == UInt8(NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY)
+        {
+            guard let original = verifyRetryToken(header, remote: remote) else {
+                admissionStatistics.invalidTokens += 1
+                refuseInvalidToken(header, to: address)
+                return
+            }
+            retry = (original, header.dcid)
+        } else if untrusted.count >= admission.retryThreshold {
+            admissionStatistics.retries += 1
+            sendRetry(header, remote: remote, to: address)
+            return
+        }
+        // Handshakes are short (and, under load, address-validated); what an address can hold is the connections it
+        // completed with a certificate the monitor does not trust.
+        let established = untrusted.values.filter { $0.connection.peer != nil }
+        guard established.count(where: { $0.address == host }) < admission.maxUntrustedPerAddress else {
+            admissionStatistics.droppedForAddress += 1
+            return
+        }
+        if untrusted.count >= admission.maxUntrusted,
+            let oldest = established.min(by: { $0.since < $1.since })
+                ?? untrusted.values.min(by: { $0.since < $1.since })
+        {
+            untrusted[ObjectIdentifier(oldest.connection)] = nil
+            admissionStatistics.evicted += 1
+            _ = oldest.connection.close(code: Self.evictedCode)
+        }
+        guard live.count < configuration.maxConnections else { return }
+        do {
+            let connection = try QUICConnectionCore.accept(
+                header: header, endpoint: self, eventLoop: channel.eventLoop, configuration: configuration,
+                credentials: credentials, local: try localAddress(), remote: remote, retry: retry)
+            live[ObjectIdentifier(connection)] = connection
+            untrusted[ObjectIdentifier(connection)] = (connection, host, quicTimestamp())
+            routes[dcid] = connection
+            for cid in connection.issuedCIDs { routes[cid] = connection }
+            connection.receive(packet, from: address)
+        } catch {
+            // A connection that cannot be created is dropped; the client times out or retries.
+        }
+    }
+
+    /// The application close code of an untrusted connection closed to make room (UNAUTHORIZED, PROTOCOL.md §4).
+    static let evictedCode: UInt64 = 2
+
+    /// Answers an Initial with a Retry carrying a token bound to the client's address and its original DCID.
+    private func sendRetry(_ header: ngtcp2_pkt_hd, remote: SocketAddressStorage, to address: SocketAddress) {
+        var header = header
+        var retrySCID = ngtcp2_cid()
+        var random = [UInt8](repeating: 0, count: 18)
+        _ = gnutls_rnd(GNUTLS_RND_NONCE, &random, random.count)
+        ngtcp2_cid_init(&retrySCID, random, random.count)
+        var token = [UInt8](repeating: 0, count: 128)  // NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN is 78
+        let tokenLength = ngtcp2_crypto_generate_retry_token(
+            &token, retrySecret, retrySecret.count, header.version, remote.sockaddr, ngtcp2_socklen(remote.length),
+            &retrySCID, &header.dcid, quicTimestamp())
+        guard tokenLength > 0 else { return }
+        var packet = [UInt8](repeating: 0, count: 256)
+        let written = ngtcp2_crypto_write_retry(
+            &packet, packet.count, header.version, &header.scid, &retrySCID, &header.dcid, token, Int(tokenLength))
+        guard written > 0 else { return }
+        packet.withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[0..<written]), to: address) }
+        flush()
+    }
+
+    /// The client's original DCID if its Retry token is ours, recent and for this address; nil otherwise.
+    private func verifyRetryToken(_ header: ngtcp2_pkt_hd, remote: SocketAddressStorage) -> ngtcp2_cid? {
+        var header = header
+        var original = ngtcp2_cid()
+        let status = ngtcp2_crypto_verify_retry_token(
+            &original, header.token.base, header.token.len, retrySecret, retrySecret.count, header.version,
+            remote.sockaddr, ngtcp2_socklen(remote.length), &header.dcid,
+            configuration.admission.retryTokenLifetime.nanoseconds, quicTimestamp())
+        return status == 0 ? original : nil
+    }
+
+    /// RFC 9000 §8.1.2: an invalid Retry token closes the attempt at once with INVALID_TOKEN.
+    private func refuseInvalidToken(_ header: ngtcp2_pkt_hd, to address: SocketAddress) {
+        var header = header
+        var packet = [UInt8](repeating: 0, count: 256)
+        let written = ngtcp2_crypto_write_connection_close(
+            &packet, packet.count, header.version, &header.scid, &header.dcid, UInt64(NGTCP2_INVALID_TOKEN), nil, 0)
+        guard written > 0 else { return }
+        packet.withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[0..<written]), to: address) }
+        flush()
     }
 
     private func localAddress() throws -> SocketAddressStorage {
@@ -134,8 +234,13 @@ final class ServerEndpoint: ReopeningDatagramEndpoint {
         accepted.yield(QUICControlConnection(connection, peer: peer))
     }
 
+    func trusted(_ connection: QUICConnectionCore) {
+        untrusted[ObjectIdentifier(connection)] = nil
+    }
+
     func finished(_ connection: QUICConnectionCore) {
         live[ObjectIdentifier(connection)] = nil
+        untrusted[ObjectIdentifier(connection)] = nil
         routes = routes.filter { $0.value !== connection }
         if shuttingDown, live.isEmpty {
             let waiting = allFinished

@@ -56,7 +56,14 @@ public actor MonitorService {
         var listenerId: String?
         /// Messages that are not direct replies (noise events, stream signaling), in order.
         let outbox: Outbox
+        /// While the peer is not trusted: closes the connection unless it pairs in time (``pairingGrace``).
+        var strangerDeadline: Task<Void, Never>?
     }
+
+    /// How long a connection whose certificate is not trusted may stay without pairing: from connecting, and from
+    /// each pairing message (at least the PIN session's 60 s then, for a person typing the PIN). Its slot is then
+    /// free for someone else (issue: connection-slot exhaustion).
+    let pairingGrace: Duration
 
     /// - Parameters:
     ///   - identity: The monitor's device identity (the transport must present the same certificate).
@@ -66,14 +73,17 @@ public actor MonitorService {
     ///   - mediaEngine: Makes the WebRTC senders of live streams (the `Media` adapter); nil: START_STREAM_REQUEST is
     ///     answered `accepted: false` and noise events start no automatic stream.
     ///   - streamClock: The time automatic streams run on (injected for tests).
+    ///   - pairingGrace: How long an untrusted connection may stay without pairing (30 s).
     public init(
         identity: DeviceIdentity,
         database: CribCallDatabase,
         transport: any ControlListener,
         wallClock: @escaping @Sendable () -> Date = Date.init,
         mediaEngine: (any MediaEngine)? = nil,
-        streamClock: any StreamClock = SystemStreamClock()
+        streamClock: any StreamClock = SystemStreamClock(),
+        pairingGrace: Duration = .seconds(30)
     ) throws {
+        self.pairingGrace = pairingGrace
         self.identity = identity
         self.database = database
         self.transport = transport
@@ -119,6 +129,11 @@ public actor MonitorService {
         nextConnection += 1
         let listenerId = trusted.listenerId(for: connection.peer.fingerprint)
         sessions[id] = Session(connection: connection, listenerId: listenerId, outbox: Outbox(connection: connection))
+        if listenerId != nil {
+            connection.markTrusted()
+        } else {
+            armStrangerDeadline(id, after: pairingGrace)
+        }
         // A paired listener learns the safety judgement as soon as its control stream is open (PROTOCOL.md §11).
         if listenerId != nil, let status = currentSafetyStatus() { sessions[id]?.outbox.send(.safetyStatus(status)) }
         emit.yield(
@@ -140,8 +155,41 @@ public actor MonitorService {
         await ended(id, reason: reason)
     }
 
+    /// Closes the untrusted connection `id` after `delay` unless it is trusted by then (or pairs again: re-armed).
+    private func armStrangerDeadline(_ id: UInt64, after delay: Duration) {
+        sessions[id]?.strangerDeadline?.cancel()
+        sessions[id]?.strangerDeadline = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            await self?.strangerTimedOut(id)
+        }
+    }
+
+    private func strangerTimedOut(_ id: UInt64) {
+        guard let session = sessions[id], session.listenerId == nil else { return }
+        let connection = session.connection
+        let seconds = pairingGrace.components.seconds
+        Task {
+            try? await connection.send(
+                .error(
+                    .unauthorized,
+                    "this device is not paired: pair within \(seconds) s of connecting (by QR code or PIN), then "
+                        + "connect again"))
+            await connection.close(.unauthorized)
+        }
+    }
+
+    /// The session `id` is now a paired listener's: the transport counts it no longer as a stranger.
+    private func becameTrusted(_ id: UInt64, listenerId: String) {
+        sessions[id]?.listenerId = listenerId
+        sessions[id]?.strangerDeadline?.cancel()
+        sessions[id]?.strangerDeadline = nil
+        sessions[id]?.connection.markTrusted()
+    }
+
     private func ended(_ id: UInt64, reason: ConnectionCloseReason) {
         guard let session = sessions.removeValue(forKey: id) else { return }
+        session.strangerDeadline?.cancel()
         _ = perform(pin.connectionClosed(id, now: .now))
         perform(streams.connectionClosed(id), endReason: StreamEndReason.connectionClosed)
         session.outbox.finish()
@@ -172,6 +220,15 @@ public actor MonitorService {
     private func handle(_ message: ControlMessage, connection id: UInt64) async -> [ControlSession.Action] {
         guard let session = sessions[id] else { return [] }
         let now = ContinuousClock.now
+        if session.listenerId == nil {
+            switch message {
+            case .pairRequest, .pinPairingInit, .pinSubmit:
+                // Pairing under way: time for the person to read and type the PIN.
+                armStrangerDeadline(id, after: max(pairingGrace, PINPairingMonitor.sessionLifetime + .seconds(5)))
+            default:
+                break
+            }
+        }
         switch message {
         case .ping(let ping):
             // Through the outbox: the PONG follows everything queued for this listener before the PING.
@@ -317,7 +374,7 @@ public actor MonitorService {
         }
         reloadTrust()
         for (id, session) in sessions where session.connection.peer.fingerprint == listener.fingerprint {
-            if id != pairedOn { sessions[id]?.listenerId = listener.listenerId }
+            if id != pairedOn { becameTrusted(id, listenerId: listener.listenerId) }
         }
         emit.yield(
             .paired(
@@ -332,7 +389,7 @@ public actor MonitorService {
     private func accept(_ acceptance: ControlMessage, connection id: UInt64, listenerId: String) {
         guard let session = sessions[id] else { return }
         session.outbox.send(acceptance)
-        sessions[id]?.listenerId = listenerId
+        becameTrusted(id, listenerId: listenerId)
         if let status = currentSafetyStatus() { session.outbox.send(.safetyStatus(status)) }
     }
 

@@ -22,14 +22,15 @@ final class MonitorHarness: Sendable {
         database: CribCallDatabase? = nil,
         mediaEngine: (any MediaEngine)? = nil,
         streamClock: any StreamClock = SystemStreamClock(),
-        heldReplies: HeldReplies? = nil
+        heldReplies: HeldReplies? = nil,
+        pairingGrace: Duration = .seconds(30)
     ) throws {
         monitor = try DeviceIdentity.generate(now: Date())
         self.database = try database ?? CribCallDatabase.inMemory()
         let listener = network.listen(port: port, identity: PeerCertificate(identity: monitor))
         let service = try MonitorService(
             identity: monitor, database: self.database, transport: heldReplies?.wrap(listener) ?? listener,
-            mediaEngine: mediaEngine, streamClock: streamClock)
+            mediaEngine: mediaEngine, streamClock: streamClock, pairingGrace: pairingGrace)
         self.service = service
         let recorded = self.recorded
         tasks = [
@@ -75,8 +76,11 @@ final class MonitorHarness: Sendable {
             .connectInMemory(host: "monitor.local", port: port, pinnedFingerprint: monitor.fingerprint)
     }
 
-    /// Pairs `listener` (as `name`) with the PIN the monitor shows; returns the open connection.
-    func pairByPIN(_ listener: DeviceIdentity, name: String) async throws -> InMemoryControlConnection {
+    /// Pairs `listener` (as `name`) with the PIN the monitor shows, typed after `typing`; returns the open
+    /// connection.
+    func pairByPIN(_ listener: DeviceIdentity, name: String, typing: Duration = .zero) async throws
+        -> InMemoryControlConnection
+    {
         let connection = try await connect(listener)
         var pairing = PINPairingListener(
             local: LocalDevice(listener, name: name), monitorId: monitor.deviceId.uuidString.lowercased(),
@@ -87,6 +91,7 @@ final class MonitorHarness: Sendable {
         _ = try pairing.handle(required)
         guard case .pinRequired(let challenge) = required else { throw PairingError(.unexpectedMessage, "no PIN") }
         let pin = try #require(await shownPIN(for: challenge.pairingSessionId))
+        if typing > .zero { try await Task.sleep(for: typing) }
         try await connection.send(.pinSubmit(try pairing.submit(pin: pin)))
         let answer = try #require(try await connection.nextMessage(&frames))
         guard case .paired(let paired) = try pairing.handle(answer) else {
