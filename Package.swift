@@ -356,7 +356,10 @@ let cribCallTests: [Target] = [
     ),
     cribCall.tests(
         .executables, named: "CribCallCLITests",
-        ["cribcall", "CanonicalJSON", "CribCallProtocol", "CribCallStore", "DeviceIdentity"]
+        [
+            "cribcall", "CanonicalJSON", "ControlTransport", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+            "QUIC",
+        ]
     ),
     cribCall.tests(.executables, named: "CribCallEndToEndTests", ["cribcall"]),
 ]

@@ -65,6 +65,37 @@ extension CribCallDatabase {
         }
     }
 
+    /// Stores `event` (noise or safety alert) with a `seq` of at least `seqAtLeast`: the next AUTOINCREMENT value,
+    /// or more when the monitor handed out higher ones it could not log (the disk was full). Its `seq` field is
+    /// ignored.
+    ///
+    /// - Returns: The event as stored, with its `seq`.
+    /// - Throws: ``CribCallStoreError/duplicateEventId(_:)`` if an event with this id is already stored; a
+    ///   ``CribCallStoreError/logFull(_:)`` when the disk (or the file-size limit) is full; the database's error
+    ///   otherwise.
+    public func appendEvent(_ event: NoiseEventRecord, seqAtLeast: Int64) throws -> NoiseEventRecord {
+        do {
+            return try writer.write { db in
+                let last = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'noiseEvent'") ?? 0
+                var stored = event
+                stored.seq = max(last + 1, seqAtLeast)
+                try stored.insert(db)
+                return stored
+            }
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw CribCallStoreError.duplicateEventId(event.eventId)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw CribCallStoreError.logFull(error.message ?? "database or disk is full")
+        }
+    }
+
+    /// The highest `seq` ever assigned in this database (0 for none), pruned events included.
+    public func lastEventSeq() throws -> Int64 {
+        try writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'noiseEvent'") ?? 0
+        }
+    }
+
     /// Stored events with `seq > afterSeq`, in increasing `seq` order, at most `limit` of them.
     ///
     /// - Throws: ``CribCallStoreError/invalidArgument(_:)`` if `limit` is negative.

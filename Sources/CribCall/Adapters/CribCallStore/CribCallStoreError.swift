@@ -14,6 +14,8 @@ public enum CribCallStoreError: Error, Sendable, Hashable, CustomStringConvertib
     case invalidArgument(String)
     /// Another certificate is paired under this listener id: one device cannot take another's place.
     case listenerIdTaken(String)
+    /// The event log could not grow: the disk (or the file-size limit) is full; SQLite's words.
+    case logFull(String)
 
     /// A one-line explanation suitable for logs and command-line output.
     public var description: String {
@@ -32,6 +34,8 @@ public enum CribCallStoreError: Error, Sendable, Hashable, CustomStringConvertib
             message
         case .listenerIdTaken(let id):
             "listener id \(id) is paired with another certificate; revoke that listener first"
+        case .logFull(let reason):
+            "the disk is full (\(reason)): free some space where the data directory is"
         }
     }
 }

@@ -29,6 +29,8 @@ extension MonitorEvent {
             ]
         case .pairingFailed(let reason):
             return ["event": "pairing_failed", "reason": .string(reason)]
+        case .eventNotLogged(let seq, let reason):
+            return ["event": "event_not_logged", "seq": number(seq), "reason": .string(reason)]
         case .noise(let seq, let eventId, let peakLevel, let timestamp):
             return [
                 "event": "noise", "seq": number(seq), "eventId": .string(eventId), "peakLevel": number(peakLevel),

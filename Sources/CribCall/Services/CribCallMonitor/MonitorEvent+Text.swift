@@ -28,6 +28,9 @@ extension MonitorEvent {
             return "Paired \"\(name)\" by \(method == "qr" ? "QR code" : "PIN")."
         case .pairingFailed(let reason):
             return "Pairing failed: \(reason)."
+        case .eventNotLogged(let seq, let reason):
+            return "Alert #\(seq) could not be saved: \(reason). Connected listeners were alerted now; "
+                + "they cannot replay it later."
         case .noise(let seq, _, let peak, _):
             return "Noise #\(seq): peak level \(peak) — alert sent to connected listeners."
         case .listenerConnected(let fingerprint, let id, let trusted):

@@ -17,6 +17,9 @@ public enum MonitorEvent: Sendable, Hashable {
     case pairingFailed(reason: String)
     /// A noise event was logged and sent to the connected listeners.
     case noise(seq: Int64, eventId: String, peakLevel: Int, timestamp: Int64)
+    /// The event `seq` could not be kept in the log (e.g. the disk is full): it went to the connected listeners
+    /// live, but cannot be replayed later. `reason` says what to do.
+    case eventNotLogged(seq: Int64, reason: String)
     /// A listener connected (trusted or only able to pair).
     case listenerConnected(certFingerprint: String, listenerId: String?, trusted: Bool)
     /// A listener's connection ended.

@@ -168,11 +168,12 @@ extension MonitorService {
         let alertId = UUID().uuidString.lowercased()
         let timestamp = wallClockMilliseconds()
         guard
-            let record = try? database.appendSafetyAlert(
-                alertId: alertId, kind: kind.rawValue, severity: kind.severity.rawValue, timestamp: timestamp,
-                confidence: confidence, detector: detector)
+            let record = try? log(
+                NoiseEventRecord(
+                    seq: 0, eventId: alertId, kind: kind.rawValue, timestamp: timestamp, peakLevel: 0,
+                    autoStreamSessionId: nil, severity: kind.severity.rawValue, confidence: confidence,
+                    detector: detector))
         else { return nil }
-        pruneEventLog(afterWriting: record.seq)
         // The evidence picture goes to the listeners and is never stored.
         let evidence = run.camera.latestEvidence.flatMap {
             try? SafetyEvidence(width: $0.width, height: $0.height, jpeg: $0.jpeg)

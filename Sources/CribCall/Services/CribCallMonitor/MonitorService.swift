@@ -30,6 +30,9 @@ public actor MonitorService {
     private var pin: PINPairingMonitor
     var sessions: [UInt64: Session] = [:]
     private var nextConnection: UInt64 = 1
+    /// The highest event `seq` handed out, logged or not (an event the full disk kept out of the log keeps its seq,
+    /// so the next logged one comes after it).
+    private var lastSeq: Int64
     private var pinExpiry: Task<Void, Never>?
     var settings: MonitorSettings
     private var advertisement: MonitorAdvertisementHandle?
@@ -94,6 +97,7 @@ public actor MonitorService {
         pin = PINPairingMonitor(failedSessionsInARow: try database.pinPairingFailures())
         settings = try database.monitorSettings()
         trusted.replace(with: try Self.trustedEntries(database))
+        lastSeq = try database.lastEventSeq()
     }
 
     private var monitorId: String { identity.deviceId.uuidString.lowercased() }
@@ -491,16 +495,41 @@ public actor MonitorService {
     @discardableResult
     public func reportNoise(_ detection: NoiseDetection, kind: String = "noise") throws -> NoiseEvent {
         let timestamp = Int64((wallClock().timeIntervalSince1970 * 1000).rounded())
-        let record = try database.appendNoiseEvent(
-            eventId: UUID().uuidString.lowercased(), kind: kind, timestamp: timestamp,
-            peakLevel: detection.peakLevel, autoStreamSessionId: nil)
-        pruneEventLog(afterWriting: record.seq)
+        let record = try log(
+            NoiseEventRecord(
+                seq: 0, eventId: UUID().uuidString.lowercased(), kind: kind, timestamp: timestamp,
+                peakLevel: detection.peakLevel, autoStreamSessionId: nil))
         let event = record.message(monitorId: monitorId)
         emit.yield(.noise(seq: record.seq, eventId: record.eventId, peakLevel: record.peakLevel, timestamp: timestamp))
         for id in sessions.keys.sorted() where sessions[id]?.listenerId != nil {
             sendNoise(event, to: id)
         }
         return event
+    }
+
+    /// Logs an event with the next `seq` and prunes the log. When the log cannot be written (the disk is full, an
+    /// I/O error), the event keeps that `seq` and still goes out live: an alert is never held back by its log.
+    /// - Throws: ``CribCallStoreError/duplicateEventId(_:)`` (an id reused: a bug), nothing else.
+    func log(_ event: NoiseEventRecord) throws -> NoiseEventRecord {
+        do {
+            let stored = try database.appendEvent(event, seqAtLeast: lastSeq + 1)
+            lastSeq = stored.seq
+            pruneEventLog(afterWriting: stored.seq)
+            return stored
+        } catch let error as CribCallStoreError {
+            if case .duplicateEventId = error { throw error }
+            return unlogged(event, reason: error.description)
+        } catch {
+            return unlogged(event, reason: "the event log cannot be written (\(error))")
+        }
+    }
+
+    private func unlogged(_ event: NoiseEventRecord, reason: String) -> NoiseEventRecord {
+        lastSeq += 1
+        var kept = event
+        kept.seq = lastSeq
+        emit.yield(.eventNotLogged(seq: lastSeq, reason: reason))
+        return kept
     }
 
     // MARK: revocation
