@@ -960,7 +960,90 @@ async def origin(url: str, args) -> dict:
     return {"refused": len(foreign), "allowed": len(allowed)}
 
 
-SCENARIOS = {f.__name__: f for f in (registration, presence, call_flow, decline, oversize, garbage, rate_limit, race,
+async def pg_restart(url: str, args) -> dict:
+    """Calls in progress while PostgreSQL restarts under a node with `--store postgres://` (issue 17 item 13).
+
+    The Swift test stops PostgreSQL when this prints {"event": "calls_up"} and creates OUTAGE_DIR/down; meanwhile a
+    caller hangs up and an interpreter in a call disconnects; this prints {"event": "acted"}, the test starts
+    PostgreSQL again and creates OUTAGE_DIR/up. Within 20 s of that: every call has ended with its reason (HANGUP,
+    DISCONNECTED, the ringing one RING_TIMEOUT), the disconnected name is free, presence is right, calls work."""
+    check(bool(args.outage_dir), "pg_restart needs --outage-dir")
+    s = suffix()
+    ivys = [await interpreter(url, f"ivy{i}_{s}") for i in (1, 2, 3)]
+    cals = [(await caller(url, f"cal{i}_{s}"))[0] for i in (1, 2, 3)]
+    watcher, _ = await caller(url, f"walt_{s}")
+    peers = ivys + cals + [watcher]
+
+    async def heartbeats() -> None:  # the test outlasts the 20 s presence TTL
+        while True:
+            await asyncio.sleep(5)
+            for p in peers:
+                if p.ws.state.name == "OPEN":
+                    await p.send({"type": "HEARTBEAT"})
+
+    async def until(p: Peer, type_: str, timeout: float = 10.0) -> dict:
+        """The next message of `type_`; PRESENCE (kept in p.presence), acks and other traffic are passed over."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = await p.recv(max(0.05, deadline - time.monotonic()))
+            if m["type"] == type_:
+                return m
+
+    async def wait_file(name: str) -> None:
+        path = os.path.join(args.outage_dir, name)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(path):
+            check(time.monotonic() < deadline, f"the test never created {name}")
+            await asyncio.sleep(0.05)
+
+    beat = asyncio.create_task(heartbeats())
+    try:
+        call_ids = []
+        for cal, ivy in zip(cals[:2], ivys[:2]):
+            await cal.send({"type": "CALL_REQUEST", "to": ivy.name})
+            call_id = (await until(cal, "CALL_RINGING"))["callId"]
+            await until(ivy, "CALL_REQUEST")
+            await ivy.send({"type": "CALL_ACCEPT", "callId": call_id})
+            await until(cal, "CALL_ACCEPT")
+            for p in (cal, ivy):
+                await p.send({"type": "VIDEO_VISIBLE", "callId": call_id, "payload": {"visible": True}})
+            call_ids.append(call_id)
+        await cals[2].send({"type": "CALL_REQUEST", "to": ivys[2].name})
+        await until(cals[2], "CALL_RINGING")
+        print(json.dumps({"event": "calls_up"}), flush=True)
+        await wait_file("down")
+        # PostgreSQL is down: a hang-up and a disconnect the store cannot take now.
+        await cals[0].send({"type": "HANGUP", "callId": call_ids[0]})
+        await ivys[1].close()
+        print(json.dumps({"event": "acted"}), flush=True)
+        await wait_file("up")
+        t_up = time.monotonic()
+        for p, reason in ((cals[0], "HANGUP"), (ivys[0], "HANGUP"), (cals[1], "DISCONNECTED"),
+                          (cals[2], "RING_TIMEOUT"), (ivys[2], "RING_TIMEOUT")):
+            m = await until(p, "CALL_ENDED", max(0.05, 20 - (time.monotonic() - t_up)))
+            check(m["payload"]["reason"] == reason, f"{p.name}: {compact(m)} (expected {reason})")
+        ended_s = time.monotonic() - t_up
+        # The disconnected interpreter's name is free again.
+        again = await Peer.open(url, "ivy2-again")
+        await again.register(ivys[1].name, "interpreter")
+        peers.append(again)
+        wanted = sorted([ivys[0].name, ivys[2].name])
+        while watcher.presence != wanted:
+            await until(watcher, "PRESENCE", max(0.05, 20 - (time.monotonic() - t_up)))
+        presence_s = time.monotonic() - t_up
+        # Calls work again.
+        await cals[0].send({"type": "CALL_REQUEST", "to": ivys[0].name})
+        call_id = (await until(cals[0], "CALL_RINGING"))["callId"]
+        await cals[0].send({"type": "HANGUP", "callId": call_id})
+        await until(cals[0], "CALL_ENDED")
+    finally:
+        beat.cancel()
+    for p in peers:
+        await p.close()
+    return {"ended_after_up_s": round(ended_s, 2), "presence_after_up_s": round(presence_s, 2)}
+
+
+SCENARIOS = {f.__name__: f for f in (registration, presence, call_flow, decline, oversize, garbage, rate_limit, race, pg_restart,
                                       heartbeat, slow_reader, turn_credentials, cross_node, origin)}
 
 
@@ -973,6 +1056,7 @@ def main() -> int:
     ap.add_argument("--turn-url", default="")
     ap.add_argument("--url2", default="", help="a second node's ws:// URL (cross_node)")
     ap.add_argument("--allowed-origin", default="", help="an origin the server was started to allow (origin)")
+    ap.add_argument("--outage-dir", default="", help="where the test signals PostgreSQL down/up (pg_restart)")
     args = ap.parse_args()
     result: dict = {"ok": False, "scenario": args.scenario}
     code = 1

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -41,15 +42,74 @@ public final class LocalPostgres: Sendable {
     public let directory: String
     public let port: Int
     private let runAsUser: String?
-    /// The `postgres` process (through `runuser` as root).
-    private let server: BackgroundProcess
+    /// The `postgres` process (through `runuser` as root); a new one after ``restart(down:)``.
+    private let process: Mutex<BackgroundProcess>
+    private var server: BackgroundProcess { process.withLock { $0 } }
 
     private init(binaries: String, directory: String, port: Int, runAsUser: String?, server: BackgroundProcess) {
         self.binaries = binaries
         self.directory = directory
         self.port = port
         self.runAsUser = runAsUser
-        self.server = server
+        self.process = Mutex(server)
+    }
+
+    /// A server of the caller's own (for a test that restarts it), stopped by ``shutdown()`` or at exit.
+    public static func startPrivate() async throws -> LocalPostgres {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try LocalPostgres.start() })
+            }
+        }
+    }
+
+    /// Stops the server (`pg_ctl stop -m fast`: sessions are cut, committed data stays), waits `down`, and starts it
+    /// again on the same port and data; returns once it accepts connections.
+    public func restart(down: Duration) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try self.restartBlocking(down: down) })
+            }
+        }
+    }
+
+    /// Stops it and removes its directory.
+    public func shutdown() async {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                self.stop(removing: true)
+                continuation.resume()
+            }
+        }
+    }
+
+    private func restartBlocking(down: Duration) throws {
+        let stop = try Self.run(
+            runAsUser, "\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"])
+        guard stop.status == 0 else { throw Unavailable(description: "pg_ctl stop failed: \(stop.stderrText)") }
+        let deadline = Date().addingTimeInterval(10)
+        while server.status == nil, Date() < deadline { usleep(10_000) }
+        usleep(UInt32(down.components.seconds) * 1_000_000 + UInt32(down.components.attoseconds / 1_000_000_000_000))
+        let started = try Self.launch(binaries: binaries, directory: directory, port: port, runAsUser: runAsUser)
+        process.withLock { $0 = started }
+        guard waitUntilReady() else {
+            throw Unavailable(description: "PostgreSQL did not come back: \(started.errorOutput.suffix(2_000))")
+        }
+    }
+
+    /// Runs `postgres` in the foreground on `port` with the test settings.
+    private static func launch(binaries: String, directory: String, port: Int, runAsUser: String?) throws
+        -> BackgroundProcess
+    {
+        let settings = [
+            "listen_addresses=127.0.0.1", "port=\(port)", "unix_socket_directories=\(directory)", "fsync=off",
+            "synchronous_commit=off", "full_page_writes=off", "max_connections=300", "shared_buffers=32MB",
+            "log_min_messages=warning",
+        ]
+        let program = "\(binaries)/postgres"
+        let arguments = ["-D", "\(directory)/data"] + settings.flatMap { ["-c", $0] }
+        return try runAsUser.map { try BackgroundProcess("runuser", ["-u", $0, "--", program] + arguments) }
+            ?? BackgroundProcess(program, arguments)
     }
 
     // MARK: - The shared server
@@ -145,16 +205,7 @@ public final class LocalPostgres: Sendable {
         var lastFailure = ""
         for _ in 0..<8 {
             let port = Int.random(in: 20_000..<60_000)
-            let settings = [
-                "listen_addresses=127.0.0.1", "port=\(port)", "unix_socket_directories=\(directory)", "fsync=off",
-                "synchronous_commit=off", "full_page_writes=off", "max_connections=300", "shared_buffers=32MB",
-                "log_min_messages=warning",
-            ]
-            let program = "\(binaries)/postgres"
-            let arguments = ["-D", "\(directory)/data"] + settings.flatMap { ["-c", $0] }
-            let server =
-                try runAsUser.map { try BackgroundProcess("runuser", ["-u", $0, "--", program] + arguments) }
-                ?? BackgroundProcess(program, arguments)
+            let server = try launch(binaries: binaries, directory: directory, port: port, runAsUser: runAsUser)
             let postgres = LocalPostgres(
                 binaries: binaries,
                 directory: directory,

@@ -56,4 +56,39 @@ struct PostgresClusterTests {
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         #expect(!server.log.contains(password), "the password was logged")
     }
+
+    /// Issue 17 item 13: PostgreSQL restarts under a node with calls in progress (its own server: the shared one
+    /// serves other tests). A hang-up and a disconnect during the outage, a call ringing through it: within 20 s of
+    /// PostgreSQL's return every call has ended with its reason, names and presence are right, calls work.
+    @Test func postgresRestartsUnderCalls() async throws {
+        let postgres = try await LocalPostgres.startPrivate()
+        let database = try await postgres.createDatabase("bemyears_restart")
+        let node = try await ServerProcess.start(["--store", database.tcpURL, "--node-id", "node-a"])
+        let outage = try Subprocess.temporaryDirectory("bemyears-outage")
+        let script = try BackgroundProcess(
+            try InteropScript.python(),
+            [
+                InteropScript.path("ws_scenarios.py"), "pg_restart", "--url", node.webSocketURL, "--outage-dir",
+                outage.path,
+            ])
+        var details: String {
+            "\(script.output.joined(separator: "\n"))\n\(script.errorOutput)\n--- node ---\n\(node.log.suffix(4000))"
+        }
+        let callsUp = await script.line(timeout: .seconds(60)) { $0.contains(#""event": "calls_up""#) }
+        try #require(callsUp != nil, Comment(rawValue: details))
+        // Down for 3 s: the hang-up and the disconnect happen meanwhile.
+        let restarting = Task { try await postgres.restart(down: .seconds(3)) }
+        try await Task.sleep(for: .milliseconds(500))
+        FileManager.default.createFile(atPath: outage.appendingPathComponent("down").path, contents: nil)
+        let acted = await script.line(timeout: .seconds(30)) { $0.contains(#""event": "acted""#) }
+        try await restarting.value
+        FileManager.default.createFile(atPath: outage.appendingPathComponent("up").path, contents: nil)
+        let status = await script.waitForExit(timeout: .seconds(90))
+        let result = script.output.last { $0.hasPrefix("{") }.flatMap(jsonObject) ?? [:]
+        await node.stop()
+        await postgres.shutdown()
+        try? FileManager.default.removeItem(at: outage)
+        #expect(acted != nil && status == 0 && result["ok"] as? Bool == true, Comment(rawValue: details))
+        print("postgres restart under calls: \(result)")
+    }
 }

@@ -23,7 +23,14 @@ extension SignalingHub {
         case .callDecline(let id):
             try await update(id, with: .decline(by: session), from: session, role: role)
         case .hangup(let id, let reason):
-            try await update(id, with: .hangUp(by: session, reason: reason), from: session, role: role)
+            do {
+                try await update(id, with: .hangUp(by: session, reason: reason), from: session, role: role)
+            } catch {
+                // Hanging up cannot fail for the person: the store takes it when it can (the next ticks), and
+                // CALL_ENDED follows then.
+                log(.internalError, callId: id, session: session, role: role)
+                pendingRetries.append(.hangUp(id, by: session, reason))
+            }
         case .relay(let kind, let id, let payload):
             let visible = kind == .videoVisible && payload?["visible"] == .bool(true)
             try await update(

@@ -10,11 +10,20 @@ extension SignalingHub {
     /// - Calls past a deadline in the store (whichever node created them): RING_TIMEOUT or CONNECT_TIMEOUT; the
     ///   store's compare-and-set makes sure only one node ends each.
     /// - Ended calls past REPORT_ABUSE's window are removed; statistics are logged every 5 minutes.
+    /// - Sessions that left and HANGUPs sent while the store was unreachable are taken to it now.
     public func tick() async {
         guard !isTicking else { return }
         isTicking = true
         defer { isTicking = false }
         let now = clock.now
+
+        // What the store could not take earlier (e.g. PostgreSQL was restarting): in order, until one fails.
+        let retries = pendingRetries
+        pendingRetries.removeAll()
+        for (index, work) in retries.enumerated() where !(await retrying(work)) {
+            pendingRetries.append(contentsOf: retries[(index + 1)...])
+            break
+        }
 
         let expired = sessions.values.filter { $0.isExpired(at: now, ttl: configuration.presenceTTL) }.map(\.id)
         for session in expired {

@@ -30,6 +30,20 @@ public actor SignalingHub {
     var presenceRefreshPending = false
     /// The wake-up asked of the outbound for PRESENCE held back by coalescing.
     var presenceWakeAt: Date?
+    /// What the store could not take when it happened (it was unreachable, e.g. PostgreSQL restarting): sessions
+    /// that left and HANGUPs, retried in order by every ``tick()`` until it does, so names are freed and calls end
+    /// — none stays stuck.
+    var pendingRetries: [StoreRetry] = []
+
+    /// Work the store still has to take.
+    enum StoreRetry {
+        /// A session left: unregister it, then end its call.
+        case unregister(SessionID, CallEndReason)
+        /// Unregistered already; end its call and update presence.
+        case leave(Registration, CallEndReason)
+        /// A party hung up (HANGUP, or WEBRTC_FAILED).
+        case hangUp(CallID, by: SessionID, CallEndReason)
+    }
     var isTicking = false
     var nextPruneAt: Date
     var nextStatisticsAt: Date
@@ -205,16 +219,40 @@ public actor SignalingHub {
             log(.sessionClosed(code), session: session, role: local.role)
         }
         if local.role != nil {
-            do {
-                if let removed = try await store.unregister(session) {
-                    try await sessionLeft(removed, reason: termination.reason)
-                }
-            } catch {
-                log(.internalError, session: session, role: local.role)
-            }
+            await retrying(.unregister(session, termination.reason))
         }
         sessions[session] = nil
         log(.sessionEnded(termination.reason), session: session, role: local.role)
+    }
+
+    /// Takes `work` to the store; if the store cannot take it now, it is kept for the next ``tick()``.
+    /// - Returns: Whether the store took it.
+    @discardableResult
+    func retrying(_ work: StoreRetry) async -> Bool {
+        var removed: Registration?
+        do {
+            switch work {
+            case .unregister(let session, let reason):
+                removed = try await store.unregister(session)
+                if let removed { try await sessionLeft(removed, reason: reason) }
+            case .leave(let registration, let reason):
+                removed = registration
+                try await sessionLeft(registration, reason: reason)
+            case .hangUp(let id, let session, let reason):
+                let update = try await store.updateCall(id, with: .hangUp(by: session, reason: reason), at: clock.now)
+                if case .rejected = update.transition { return true }  // Ended meanwhile: nothing left to do.
+                await perform(update, from: session)
+            }
+            return true
+        } catch {
+            log(.internalError)
+            if case .unregister(_, let reason) = work, let removed {
+                pendingRetries.append(.leave(removed, reason))  // Unregistered: what is left is its call.
+            } else {
+                pendingRetries.append(work)
+            }
+            return false
+        }
     }
 
     /// After a registration was removed: end its call and update presence.
