@@ -330,9 +330,7 @@ async def presence(url: str, args) -> dict:
     storm_over.set()
     for p, times in zip((cal, cal2), await asyncio.gather(*readers)):
         check(p.presence == [f"amy_{s}"], f"{p.name}: the last PRESENCE of the storm lists {p.presence}")
-        gaps = [b - a for a, b in zip(times, times[1:])]
-        # Arrival gaps can shrink by scheduling jitter, never to half the interval.
-        check(all(g > 0.05 for g in gaps), f"{p.name}: PRESENCE not coalesced, gaps {[round(g, 3) for g in gaps]}")
+        # Counted, not timed: arrival gaps shrink when this client reads late on a loaded machine.
         check(len(times) <= storm_s / 0.1 + 2,
               f"{p.name}: {len(times)} PRESENCE for 41 changes in {storm_s:.2f} s (at most one per 100 ms)")
     for p in (cal, cal2, amy):

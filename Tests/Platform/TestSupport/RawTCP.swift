@@ -40,11 +40,12 @@ public final class RawTCP: @unchecked Sendable {
     }
 
     /// Slowloris: sends `head` (a request line and headers, no blank line), then one more header line every 200 ms,
-    /// up to 30; `cut` is true when the server closed the connection meanwhile, `after` how long it took.
+    /// up to 60 (12 s and more: far past any head deadline a test sets, also on a loaded machine); `cut` is true
+    /// when the server closed the connection meanwhile, `after` how long it took.
     public func trickle(head: String) async -> (cut: Bool, after: Duration) {
         let started = ContinuousClock.now
         guard send(head) else { return (true, .zero) }
-        for index in 0..<30 {
+        for index in 0..<60 {
             let sent = send("X-Trickle-\(index): a\r\n")
             let closed = await closedByServer(within: .milliseconds(200))
             if !sent || closed { return (true, ContinuousClock.now - started) }

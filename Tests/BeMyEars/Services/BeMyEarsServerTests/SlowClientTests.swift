@@ -33,7 +33,6 @@ struct SlowClientTests {
             let slow = try RawTCP(port: port)
             let (cut, after) = await slow.trickle(head: "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             #expect(cut, "the server still waits for the head after \(after)")
-            #expect(after < .seconds(4), "cut after \(after)")
 
             let prompt = try RawTCP(port: port)
             let answer = await prompt.exchange(Self.upgrade)
@@ -52,7 +51,6 @@ struct SlowClientTests {
             #expect(first.hasPrefix("HTTP/1.1 200"), "\(first.prefix(200))")
             let (cut, after) = await connection.trickle(head: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             #expect(cut, "the server still waits for the second head after \(after)")
-            #expect(after < .seconds(4), "cut after \(after)")
         }
     }
 

@@ -4,6 +4,7 @@ import CribCallStore
 import DeviceIdentity
 import Foundation
 import QUIC
+import Synchronization
 import TestSupport
 import Testing
 
@@ -45,18 +46,23 @@ struct CrashRecoveryTests {
         let (monitor, _) = try await startMonitor()
         _ = await monitor.line(timeout: .seconds(30)) { $0.contains(#""monitoring":"active""#) }
         let data = ["--data-dir", directory.path]
-        // Four triggers at a time; the monitor dies under them.
+        // Triggers keep coming; the monitor dies under them once three were raised.
+        let raised = RaisedCount()
         let reported = try await withThrowingTaskGroup(of: Int64?.self) { group in
             for index in 0..<40 {
                 group.addTask {
                     if index >= 4 { try await Task.sleep(for: .milliseconds(15 * index)) }
                     let run = try await Subprocess.run(
                         self.cribcall, ["alert", "trigger", "face_covered", "--json"] + data)
-                    return run.status == 0 ? (jsonObject(run.stdoutText)?["seq"] as? NSNumber)?.int64Value : nil
+                    guard run.status == 0 else { return nil }
+                    raised.count.add(1, ordering: .relaxed)
+                    return (jsonObject(run.stdoutText)?["seq"] as? NSNumber)?.int64Value
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .milliseconds(300))
+                for _ in 0..<6_000 where raised.count.load(ordering: .relaxed) < 3 {  // at most a minute
+                    try await Task.sleep(for: .milliseconds(10))
+                }
                 await self.killHard(monitor)
                 return nil
             }
@@ -155,4 +161,9 @@ struct CrashRecoveryTests {
         #expect(received == logged, "each kept event once, in order (\(received.count) of \(logged.count))")
         await again.stop()
     }
+}
+
+/// Alerts raised so far, shared by the tasks that raise them.
+private final class RaisedCount: Sendable {
+    let count = Atomic<Int>(0)
 }

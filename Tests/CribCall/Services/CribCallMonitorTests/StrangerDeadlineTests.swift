@@ -7,11 +7,12 @@ import Testing
 /// Issue 17 item 1: a connection whose certificate the monitor does not trust holds a slot only while it pairs.
 @Suite("Unpaired connections: pair in time or make room")
 struct StrangerDeadlineTests {
-    @Test("an unpaired connection that does not pair within the grace gets ERROR UNAUTHORIZED and is closed")
+    @Test(
+        "an unpaired connection that does not pair within the grace gets ERROR UNAUTHORIZED and is closed",
+        .timeLimit(.minutes(1)))
     func silentStrangerClosed() async throws {
         let harness = try MonitorHarness(pairingGrace: .milliseconds(400))
         let stranger = try await harness.connect(try DeviceIdentity.generate(now: Date()))
-        let started = ContinuousClock.now
         var frames = stranger.inbound.makeAsyncIterator()
         let error = try await stranger.nextMessage(&frames)
         guard case .error(let refusal)? = error else {
@@ -20,7 +21,6 @@ struct StrangerDeadlineTests {
         }
         #expect(refusal.error == "UNAUTHORIZED" && refusal.message.contains("pair within"), "\(refusal)")
         #expect(await stranger.closed() == .peerApplication(code: 2, reason: ""))
-        #expect(ContinuousClock.now - started < .seconds(5))
         await harness.stop()
     }
 

@@ -16,7 +16,6 @@ struct SlowClientTests {
             let slow = try RawTCP(port: port)
             let (cut, after) = await slow.trickle(head: "GET /health HTTP/1.1\r\nHost: toukan\r\n")
             #expect(cut, "the server still waits for the head after \(after)")
-            #expect(after < .seconds(4), "cut after \(after)")
 
             // A tus PATCH whose body arrives slowly (2 s, longer than the head deadline) is answered.
             let created = try RawTCP(port: port)
