@@ -23,6 +23,8 @@ APT_RUNTIME_PACKAGES += gstreamer1.0-opencv opencv-data
 # start their own throwaway cluster with initdb; nothing system-wide is configured).
 APT_TEST_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl coreutils python3 python3-venv iproute2 \
 	nftables sqlite3 avahi-daemon dbus zbar-tools systemd chromium chromium-driver coturn postgresql
+# BeMyEars: the Node.js `ws` anchor its benchmark compares with (held to the protocol by NodeAnchorTests).
+APT_TEST_PACKAGES += nodejs node-ws
 # Toukan's recorder: a private PulseAudio server killed and restarted under a recording.
 APT_TEST_PACKAGES += pulseaudio pulseaudio-utils
 # Argus: a network camera for its tests, GStreamer's RTSP server through PyGObject (Debian's Python).
@@ -171,7 +173,7 @@ bench: deps-test
 	$$($(SWIFT) build -c release --show-bin-path)/alert-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/stream-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/quic-benchmark --python $(abspath $(PYTHON))
-	$$($(SWIFT) build -c release --show-bin-path)/bemyears-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/bemyears-benchmark --compare-node
 	$$($(SWIFT) build -c release --show-bin-path)/toukan-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/safety-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/argus-benchmark --python $(abspath $(PYTHON))

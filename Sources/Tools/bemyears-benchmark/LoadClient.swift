@@ -23,6 +23,12 @@ final class LoadClient: Sendable {
         let registered = Atomic<Bool>(false)
         let closed = Atomic<Bool>(false)
         let lastAck = Atomic<Int64>(0)
+        /// When REGISTER was written, and REGISTERED arrived (0: not yet).
+        let registerSent = Atomic<Int64>(0)
+        let registeredAt = Atomic<Int64>(0)
+        /// When the last HEARTBEAT was written; each ACK's delay after it.
+        let heartbeatSent = Atomic<Int64>(0)
+        let ackDelays = Mutex<[Int64]>([])
     }
 
     private let flags: Flags
@@ -32,6 +38,13 @@ final class LoadClient: Sendable {
     var isClosed: Bool { flags.closed.load(ordering: .acquiring) }
     /// When the last HEARTBEAT_ACK arrived (0: none yet).
     var lastHeartbeatAck: Int64 { flags.lastAck.load(ordering: .acquiring) }
+    /// From writing REGISTER to REGISTERED's arrival, in nanoseconds (nil: not registered).
+    var registerLatency: Int64? {
+        let arrived = flags.registeredAt.load(ordering: .acquiring)
+        return arrived == 0 ? nil : arrived - flags.registerSent.load(ordering: .acquiring)
+    }
+    /// The delay of each HEARTBEAT_ACK after its HEARTBEAT, in nanoseconds.
+    var heartbeatAckDelays: [Int64] { flags.ackDelays.withLock { $0 } }
 
     init(
         url: String,
@@ -51,6 +64,7 @@ final class LoadClient: Sendable {
         task = Task {
             do {
                 try await WebSocketClient.connect(url: url, logger: logger) { inbound, outbound, _ in
+                    flags.registerSent.store(monotonicNanoseconds(), ordering: .releasing)
                     try await outbound.write(
                         .text(
                             #"{"type":"REGISTER","payload":{"username":"\#(username)","role":"\#(role)"}}"#))
@@ -62,6 +76,7 @@ final class LoadClient: Sendable {
                         group.addTask {
                             while !Task.isCancelled {
                                 try await Task.sleep(for: heartbeat)
+                                flags.heartbeatSent.store(monotonicNanoseconds(), ordering: .releasing)
                                 try await outbound.write(.text(#"{"type":"HEARTBEAT"}"#))
                             }
                         }
@@ -71,8 +86,15 @@ final class LoadClient: Sendable {
                                 let type = object["type"] as? String
                             else { continue }
                             let arrived = monotonicNanoseconds()
-                            if type == "REGISTERED" { flags.registered.store(true, ordering: .releasing) }
-                            if type == "HEARTBEAT_ACK" { flags.lastAck.store(arrived, ordering: .releasing) }
+                            if type == "REGISTERED" {
+                                flags.registeredAt.store(arrived, ordering: .releasing)
+                                flags.registered.store(true, ordering: .releasing)
+                            }
+                            if type == "HEARTBEAT_ACK" {
+                                flags.lastAck.store(arrived, ordering: .releasing)
+                                let sent = flags.heartbeatSent.load(ordering: .acquiring)
+                                if sent > 0 { flags.ackDelays.withLock { $0.append(arrived - sent) } }
+                            }
                             if let client = box.withLock({ $0 }) {
                                 onMessage(client, Message(type: type, object: object, arrived: arrived))
                             }

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * node_server.js: a plain Node.js + ws implementation of the BeMyEars signaling protocol v1
- * (/work/shared/design/BEMYEARS-PROTOCOL.md). It is the performance anchor that the Swift
+ * (BEMYEARS-PROTOCOL.md of the shared design). It is the performance anchor that the Swift
  * `bemyears-server` is benchmarked against. The seed's backend was Node.js + ws, so this is written
  * the way a competent Node developer would write that backend for production: one process,
  * in-memory state, synchronous handlers (so every state change is atomic), one timer.

@@ -949,7 +949,9 @@ async def origin(url: str, args) -> dict:
         else:
             await ws.close()
             raise CheckFailed(f"a page from {page} opened the signaling WebSocket")
-    allowed = [own, f"https://{parsed.netloc}", None] + ([args.allowed_origin] if args.allowed_origin else [])
+    # A program's library may send the URL's own ws:// origin (browsers never do): a program, let in.
+    allowed = [own, f"https://{parsed.netloc}", None, f"ws://{parsed.hostname}"] + (
+        [args.allowed_origin] if args.allowed_origin else [])
     for page in allowed:
         ws = await connect(url, origin=page, open_timeout=10, ping_interval=None, max_size=2**22)
         peer = Peer(f"origin {page}", ws)

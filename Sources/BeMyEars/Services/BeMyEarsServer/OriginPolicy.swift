@@ -3,8 +3,9 @@ public import Foundation
 /// Which web pages may open the signaling WebSocket (`/ws`): a browser sends the page's origin with the upgrade,
 /// and a page on the LAN (or any site the user visits) must not be able to register, call or answer through the
 /// server. Allowed: the server's own origin (the one its Host header names, so its own browser client works behind
-/// any address or name), the origins given with `--allowed-origin`, and requests without an Origin (programs, not
-/// pages: a page cannot leave it out).
+/// any address or name), the origins given with `--allowed-origin`, and requests without an Origin or with a
+/// `ws:`/`wss:` one (programs, not pages: a page cannot leave it out, and browsers send only a page's origin —
+/// some WebSocket client libraries send the URL's own scheme and host).
 public struct OriginPolicy: Sendable, Hashable {
     /// Extra origins, normalised (`scheme://host[:port]`, lower case, default ports left out).
     public let allowed: Set<String>
@@ -34,6 +35,7 @@ public struct OriginPolicy: Sendable, Hashable {
     /// may proceed.
     public func permits(origin: String?, host: String?) -> Bool {
         guard let origin else { return true }
+        if let scheme = URL(string: origin)?.scheme?.lowercased(), scheme == "ws" || scheme == "wss" { return true }
         guard let normalised = Self.normalise(origin) else { return false }  // "null" (sandboxed pages, files)
         if allowed.contains(normalised) { return true }
         guard let host = host?.lowercased(), let url = URL(string: normalised), let scheme = url.scheme else {
