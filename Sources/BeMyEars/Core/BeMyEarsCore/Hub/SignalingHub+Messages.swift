@@ -78,7 +78,7 @@ extension SignalingHub {
                 to: session
             )
             log(.registered, session: session, role: role)
-            if role == .caller { await refreshPresence() }
+            if role == .caller { await refreshPresence(onlyFor: session) }
         }
     }
 

@@ -15,13 +15,17 @@ extension SignalingHub {
     /// bursts of changes coalesce and an older list is never sent after a newer one. A caller sent a PRESENCE
     /// less than ``SignalingConfiguration/presenceInterval`` ago gets this one when the interval has passed
     /// (the hub asks to be woken then), with whatever the list is by that time.
-    func refreshPresence() async {
+    ///
+    /// - Parameter newcomer: A caller that just registered: the list changed for nobody else, so only it is sent
+    ///   one (registering is then O(1), not O(callers)). Should a change come meanwhile, the run repeats for all.
+    func refreshPresence(onlyFor newcomer: SessionID? = nil) async {
         guard !isRefreshingPresence else {
             presenceRefreshPending = true
             return
         }
         isRefreshingPresence = true
         defer { isRefreshingPresence = false }
+        var only = newcomer
         repeat {
             presenceRefreshPending = false
             let interpreters: [Username]
@@ -32,7 +36,8 @@ extension SignalingHub {
                 log(.internalError)
                 return
             }
-            let callers = sessions.values.filter { $0.role == .caller }.map(\.id)
+            let callers = only.map { [$0] } ?? sessions.values.filter { $0.role == .caller }.map(\.id)
+            only = nil
             var heldUntil: Date?
             for caller in callers {
                 if let due = await push(interpreters, to: caller) {
