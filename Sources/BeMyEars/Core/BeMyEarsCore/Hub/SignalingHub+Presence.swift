@@ -36,7 +36,7 @@ extension SignalingHub {
                 log(.internalError)
                 return
             }
-            let callers = only.map { [$0] } ?? sessions.values.filter { $0.role == .caller }.map(\.id)
+            let callers = only.map { [$0] } ?? callerSessions()
             only = nil
             var heldUntil: Date?
             for caller in callers {
@@ -46,6 +46,15 @@ extension SignalingHub {
             }
             if let heldUntil { requestWake(at: heldUntil) }
         } while presenceRefreshPending
+    }
+
+    /// The sessions of callers, read in place (no copy of each session).
+    private func callerSessions() -> [SessionID] {
+        var callers: [SessionID] = []
+        for index in sessions.indices where sessions.values[index].role == .caller {
+            callers.append(sessions.keys[index])
+        }
+        return callers
     }
 
     /// Sends what coalescing held back (``SignalingOutbound/wake(at:)``).

@@ -25,7 +25,12 @@ extension SignalingHub {
             break
         }
 
-        let expired = sessions.values.filter { $0.isExpired(at: now, ttl: configuration.presenceTTL) }.map(\.id)
+        // Read in place (no copy of each session with its queue and strings: this runs 4 times a second over
+        // every connection of the node).
+        var expired: [SessionID] = []
+        for index in sessions.indices where sessions.values[index].isExpired(at: now, ttl: configuration.presenceTTL) {
+            expired.append(sessions.keys[index])
+        }
         for session in expired {
             guard sessions[session]?.beginTermination(.heartbeatExpired) == true else { continue }
             await drain(session)
