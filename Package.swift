@@ -50,6 +50,7 @@ let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio
 let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
 let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
+let nioHTTPTypesHTTP1: Target.Dependency = .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras")
 let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
@@ -376,11 +377,11 @@ let beMyEarsTargets: [Target] = [
         [
             "BeMyEarsCore", "BeMyEarsPostgres", "CanonicalJSON", "ConnectionGuard", "DeviceIdentityStore",
             "LocalWebApp",
-            "ServiceDiscovery", crypto, nioCore,
+            "ServiceDiscovery", crypto, nioCore, nioHTTP1, nioHTTPTypes, nioHTTPTypesHTTP1,
             nioPosix,
             nioWebSocket,
             hummingbird,
-            hummingbirdCore, hummingbirdWebSocket, logging, serviceLifecycle,
+            hummingbirdCore, logging, serviceLifecycle,
         ],
         resources: [.copy("Public")]
     ),

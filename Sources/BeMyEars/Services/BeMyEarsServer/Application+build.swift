@@ -2,10 +2,10 @@ import BeMyEarsCore
 import ConnectionGuard
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import LocalWebApp
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 import Synchronization
 
@@ -17,51 +17,38 @@ import Synchronization
 public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async throws -> some ApplicationProtocol {
     let logger = configuration.logger
     let files = try StaticFiles.bundled()
-    let sessions = WebSocketOutbound(cluster: configuration.cluster, logger: logger)
+    let outbound = WebSocketOutbound(cluster: configuration.cluster, logger: logger)
     let hub = SignalingHub(
         node: configuration.node,
         store: configuration.store,
-        outbound: sessions,
+        outbound: outbound,
         clock: SystemSignalingClock(),
         configuration: configuration.signaling,
         iceServers: configuration.turn?.provider
     )
     let readiness = Readiness()
-    let readLimit = SignalingConnection.readLimit(for: configuration.signaling)
-    let connection = SignalingConnection(
+    let sockets = SignalingSockets(
         hub: hub,
-        sessions: sessions,
-        maximumOutboundBytes: configuration.maximumOutboundBytes,
-        closeGrace: .seconds(5),
-        logger: logger
+        registry: outbound,
+        logger: logger,
+        readLimit: SignalingSockets.readLimit(for: configuration.signaling),
+        outboundLimit: configuration.maximumOutboundBytes,
+        closeGrace: .seconds(5)
     )
-
-    let webSocketRouter = Router(context: BeMyEarsRequestContext.self)
     let origins = configuration.origins
-    webSocketRouter.ws(
-        "/ws",
-        shouldUpgrade: { request, _ in
-            let origin = request.headers[.origin]
-            // Refused before any WebSocket exists (the upgrade fails: HTTP 400); a page's script cannot read why,
-            // so the operator's log says it, with the fix.
-            guard origins.permits(origin: origin, host: request.head.authority) else {
-                let shown = String(origin?.prefix(100) ?? "")
-                logger.warning(
-                    "event=origin_refused origin=\(shown) (a page of another site; allow it with --allowed-origin if it is yours)"
-                )
-                return .dontUpgrade
-            }
-            return .upgrade([:])
-        },
-        onUpgrade: { inbound, outbound, context in
-            try await connection.run(
-                inbound: inbound,
-                outbound: outbound,
-                channel: context.requestContext.channel,
-                readLimit: readLimit
+    let admits: @Sendable (HTTPRequestHead) -> Bool = { head in
+        let origin = head.headers["Origin"].first
+        // Refused before any WebSocket exists (the upgrade fails: HTTP 400); a page's script cannot read why, so
+        // the operator's log says it, with the fix.
+        guard origins.permits(origin: origin, host: head.headers["Host"].first) else {
+            let shown = String(origin?.prefix(100) ?? "")
+            logger.warning(
+                "event=origin_refused origin=\(shown) (a page of another site; allow it with --allowed-origin if it is yours)"
             )
+            return false
         }
-    )
+        return true
+    }
 
     // The shared store and the cluster channel first: services stop in reverse order, so they outlive the server.
     var services: [any Service] = []
@@ -71,19 +58,26 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
         hub: hub,
         onEvicted: {
             logger.warning("event=node_evicted (closing every session; clients reconnect)")
-            sessions.closeAll(code: CloseCode(rawValue: 1012))
+            outbound.closeAll(code: CloseCode(rawValue: 1012))
         }
     )
     if configuration.storeRuntime != nil || configuration.cluster != nil {
         services.append(sharedState)
     }
     services.append(PeriodicService(interval: configuration.tickInterval) { await hub.tick() })
-    services.append(HubWakeService(requests: sessions.wakeRequests, hub: hub))
+    services.append(HubWakeService(requests: outbound.wakeRequests, hub: hub))
     let stallTimeout = configuration.stalledWriteTimeout
+    let stallAmount = TimeAmount.nanoseconds(
+        Int64(
+            stallTimeout.components.seconds * 1_000_000_000
+                + stallTimeout.components.attoseconds / 1_000_000_000))
     services.append(
         PeriodicService(interval: min(stallTimeout / 5, .seconds(1))) {
-            sessions.dropStalled(now: .now, after: stallTimeout)
+            outbound.dropStalled(now: .now(), after: stallAmount)
         })
+    // Started last, so stopped first: WebSockets live in their channels, not in the server's tasks, so they are
+    // closed here (1001, going away) when the server shuts down.
+    services.append(SocketShutdownService(outbound: outbound, grace: .seconds(6)))
     let (ports, announcePort) = AsyncStream.makeStream(of: Int.self)
     if configuration.advertisesService {
         services.append(
@@ -97,23 +91,15 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
     let guarding = ConnectionGuard(configuration.connectionLimits) { _, reason in
         logger.notice("event=connection_refused reason=\(reason.rawValue)")
     }
-    let webSocketResponder = webSocketRouter.buildResponder()
-    let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-        http1: HTTP1Channel.Configuration(
-            additionalChannelHandlers: guarding.laterRequestHandlers(),
-            idleTimeout: configuration.connectionLimits.idleTimeAmount
-        ),
-        ws: WebSocketServerConfiguration(maxFrameSize: readLimit, closeTimeout: .seconds(5), validateUTF8: true)
+    let http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: guarding.laterRequestHandlers(),
+        idleTimeout: configuration.connectionLimits.idleTimeAmount
     )
     var app = Application(
         router: buildRouter(files: files, readiness: readiness),
         server: HTTPServerBuilder { responder in
             GuardedChildChannel(
-                HTTP1WebSocketUpgradeChannel(
-                    responder: responder,
-                    webSocketResponder: webSocketResponder,
-                    configuration: channelConfiguration
-                ),
+                SignalingChildChannel(responder: responder, http1: http1, sockets: sockets, admits: admits),
                 guard: guarding
             )
         },
@@ -217,5 +203,21 @@ struct SharedStateService: Service {
     func waitUntilReady() async throws {
         for try await _ in readiness.stream { return }
         throw ServerStartupError("the shared store stopped before it was ready")
+    }
+}
+
+/// Closes every WebSocket (1001, going away) when the server shuts down, and waits until they are gone or `grace`
+/// has passed: they live in their channels, not in the HTTP server's tasks.
+struct SocketShutdownService: Service {
+    let outbound: WebSocketOutbound
+    let grace: Duration
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        outbound.closeAll(code: CloseCode(rawValue: 1001))
+        let deadline = ContinuousClock.now + grace
+        while outbound.connectionCount > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 }

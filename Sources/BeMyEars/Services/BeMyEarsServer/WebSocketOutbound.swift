@@ -1,14 +1,19 @@
 import BeMyEarsCore
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 
-/// The ``SignalingOutbound`` of the server: one ``SessionOutbox`` per open WebSocket, the cluster channel (if
+/// The ``SignalingOutbound`` of the server: the open WebSockets (``SignalingSocket``), the cluster channel (if
 /// several nodes share a store), and the log.
 ///
-/// Every method returns at once: frames are queued on the session's outbox and written by its connection's task.
+/// Every method returns at once: frames are queued on the socket and written by its event loop. A message is
+/// encoded once into a whole WebSocket frame; a PRESENCE list sent to many callers is encoded once for all of them
+/// and the same bytes are written to each socket.
 final class WebSocketOutbound: SignalingOutbound {
-    private let outboxes = Mutex<[SessionID: SessionOutbox]>([:])
+    private let sockets = Mutex<[SessionID: SignalingSocket]>([:])
+    /// The frame of the last PRESENCE list encoded (the hub sends the same list to every caller of a refresh).
+    private let lastPresence = Mutex<(list: [Username], frame: ByteBuffer)?>(nil)
     private let cluster: (any SignalingCluster)?
     private let logger: Logger
     private let wakes: AsyncStream<Date>.Continuation
@@ -21,49 +26,63 @@ final class WebSocketOutbound: SignalingOutbound {
         (wakeRequests, wakes) = AsyncStream.makeStream(of: Date.self)
     }
 
-    /// Registers the outbox of a new connection.
-    func attach(_ outbox: SessionOutbox, for session: SessionID) {
-        outboxes.withLock { $0[session] = outbox }
+    /// Registers a new connection.
+    func attach(_ socket: SignalingSocket) {
+        sockets.withLock { $0[socket.session] = socket }
     }
 
-    /// Forgets a connection's outbox (its socket is gone) and stops it.
-    func detach(_ session: SessionID) {
-        outboxes.withLock { $0.removeValue(forKey: session) }?.finish()
+    /// Forgets a connection (its socket is gone).
+    func detach(_ socket: SignalingSocket) {
+        sockets.withLock { sockets in
+            if sockets[socket.session] === socket { sockets[socket.session] = nil }
+        }
     }
 
     /// Closes every socket with `code` (this node was taken for dead by the others: its sessions are gone from the
-    /// shared store, so clients must reconnect and register again).
+    /// shared store, so clients must reconnect and register again; or the server shuts down: 1001).
     func closeAll(code: CloseCode) {
-        for outbox in outboxes.withLock({ Array($0.values) }) {
-            outbox.close(code)
+        for socket in sockets.withLock({ Array($0.values) }) {
+            socket.close(code)
         }
     }
 
     /// Drops every connection whose socket has taken nothing for `timeout` while a frame waits for it
-    /// (``SessionOutbox/dropIfStalled(now:after:)``).
+    /// (``SignalingSocket/dropIfStalled(now:after:)``).
     /// - Returns: How many were dropped.
     @discardableResult
-    func dropStalled(now: ContinuousClock.Instant, after timeout: Duration) -> Int {
-        outboxes.withLock { Array($0.values) }.count(where: { $0.dropIfStalled(now: now, after: timeout) })
+    func dropStalled(now: NIODeadline, after timeout: TimeAmount) -> Int {
+        sockets.withLock { Array($0.values) }.count(where: { $0.dropIfStalled(now: now, after: timeout) })
     }
 
-    /// Open connections (for statistics and tests).
+    /// Open connections (for statistics, shutdown and tests).
     var connectionCount: Int {
-        outboxes.withLock { $0.count }
+        sockets.withLock { $0.count }
     }
 
-    private func outbox(_ session: SessionID) -> SessionOutbox? {
-        outboxes.withLock { $0[session] }
+    private func socket(_ session: SessionID) -> SignalingSocket? {
+        sockets.withLock { $0[session] }
     }
 
     // MARK: SignalingOutbound
 
     func send(_ envelope: Envelope, to session: SessionID) {
-        outbox(session)?.enqueue(EnvelopeCodec.encode(envelope))
+        socket(session)?.send(WebSocketFrames.text(EnvelopeCodec.encode(envelope)))
+    }
+
+    func sendPresence(_ interpreters: [Username], to session: SessionID) {
+        guard let socket = socket(session) else { return }
+        // The same array (compared by identity first) for every caller of one refresh: encoded once.
+        if let last = lastPresence.withLock({ $0 }), last.list == interpreters {
+            socket.send(last.frame)
+            return
+        }
+        let frame = WebSocketFrames.text(EnvelopeCodec.encode(.presence(interpreters)))
+        lastPresence.withLock { $0 = (interpreters, frame) }
+        socket.send(frame)
     }
 
     func close(_ session: SessionID, code: CloseCode) {
-        outbox(session)?.close(code)
+        socket(session)?.close(code)
     }
 
     func forward(_ envelope: Envelope, to session: SessionID, on node: NodeID) {

@@ -121,7 +121,7 @@ extension SignalingHub {
         sessions[caller]?.lastPresence = interpreters
         sessions[caller]?.presenceSentAt = now
         sessions[caller]?.presenceDeferred = false
-        outbound.send(.presence(interpreters), to: caller)
+        outbound.sendPresence(interpreters, to: caller)
         return nil
     }
 

@@ -5,10 +5,15 @@ public import Foundation
 ///
 /// The methods are synchronous so the hub can send several messages in one step with nothing in between
 /// (CALL_ENDED before the PRESENCE that follows it). Implementations must not block: enqueue and return (e.g.
-/// yield to the connection's outbound `AsyncStream`), preserving the order of calls per session.
+/// queue on the connection and let its event loop write), preserving the order of calls per session.
 public protocol SignalingOutbound: Sendable {
     /// Sends a message on a session of this node. Unknown or closed sessions are ignored.
     func send(_ envelope: Envelope, to session: SessionID)
+
+    /// Sends PRESENCE with `interpreters` on a session of this node. The hub passes the same array to every
+    /// caller of one refresh, so an implementation may encode it once for all (the default sends
+    /// ``Envelope/presence(_:)``).
+    func sendPresence(_ interpreters: [Username], to session: SessionID)
 
     /// Closes a session of this node's WebSocket with `code` (after what was sent before it). The hub has
     /// already forgotten the session; a later `disconnect` for it is a no-op.
@@ -31,4 +36,10 @@ public protocol SignalingOutbound: Sendable {
     /// ``SignalingHub/wake()`` at that time or soon after. Each call asks for one wake-up; the hub asks again
     /// if it is woken early. (``SignalingHub/tick()`` also does the work, later, should a wake-up be lost.)
     func wake(at time: Date)
+}
+
+extension SignalingOutbound {
+    public func sendPresence(_ interpreters: [Username], to session: SessionID) {
+        send(.presence(interpreters), to: session)
+    }
 }
