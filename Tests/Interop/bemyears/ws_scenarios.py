@@ -4,9 +4,11 @@
     ws_scenarios.py --url ws://127.0.0.1:PORT/ws SCENARIO [--turn-secret S]
 
 Scenarios: registration, presence, call_flow, decline, oversize, garbage, rate_limit, race, heartbeat,
-slow_reader, turn_credentials, cross_node (two nodes sharing PostgreSQL: --url and --url2), origin (pages of other
+slow_reader, framing (RFC 6455: fragments, ping/pong, closing handshake, violations and their close codes),
+turn_credentials, cross_node (two nodes sharing PostgreSQL: --url and --url2), origin (pages of other
 origins refused at the upgrade; the server's own, --allowed-origin and no Origin let in). Each talks to an already running bemyears-server only through its WebSocket (the
-Python `websockets` library, pinned websockets==15.0.1; slow_reader also uses a raw socket that stops reading) and
+Python `websockets` library, pinned websockets==15.0.1; slow_reader also uses a raw socket that stops reading, and
+framing raw frames with the bits `websockets` will not set) and
 checks what the protocol promises.
 
 Prints {"event": "ready"} once started (--timeout counts from there), then one JSON line on stdout ({"ok":
@@ -813,6 +815,256 @@ async def slow_reader(url: str, args) -> dict:
     return {"offers_sent": sent, "bytes_sent": sent * len(blob), "disconnected_after_s": round(elapsed, 2)}
 
 
+# --- raw frames: any opcode, FIN, RSV bits and mask flag (RFC 6455 §5.2), for what `websockets` will not send
+
+OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
+
+
+def raw_frame(opcode: int, payload: bytes = b"", fin: bool = True, rsv: int = 0, mask: bool = True) -> bytes:
+    """One client frame; `rsv` is the three RSV bits (0b100 = RSV1)."""
+    header = bytes([(0x80 if fin else 0) | (rsv & 0x7) << 4 | opcode & 0x0F])
+    flag = 0x80 if mask else 0
+    if len(payload) < 126:
+        header += bytes([flag | len(payload)])
+    elif len(payload) < 65536:
+        header += bytes([flag | 126]) + struct.pack("!H", len(payload))
+    else:
+        header += bytes([flag | 127]) + struct.pack("!Q", len(payload))
+    if not mask:
+        return header + payload
+    key = os.urandom(4)
+    return header + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def raw_read_frame(sock: socket.socket, what: str) -> tuple[bool, int, bytes] | None:
+    """The server's next frame as (FIN, opcode, payload); None when the connection ends between frames."""
+    def exact(n: int, first: bool = False) -> bytes | None:
+        out = b""
+        while len(out) < n:
+            try:
+                chunk = sock.recv(n - len(out))
+            except socket.timeout:
+                raise CheckFailed(f"{what}: no frame from the server within {sock.gettimeout()} s") from None
+            except ConnectionResetError:
+                raise CheckFailed(f"{what}: connection reset while reading a frame (after {out!r})") from None
+            if chunk == b"":
+                check(first and out == b"", f"{what}: connection ended in the middle of a frame ({out!r})")
+                return None
+            out += chunk
+        return out
+
+    head = exact(2, first=True)
+    if head is None:
+        return None
+    b0, b1 = head
+    # RFC 6455 §5.1, §5.2: a server never masks, and sets no RSV bit without an extension.
+    check(b1 & 0x80 == 0, f"{what}: the server sent a masked frame (header {head.hex()})")
+    check(b0 & 0x70 == 0, f"{what}: the server set an RSV bit without an extension (header {head.hex()})")
+    length = b1 & 0x7F
+    if length == 126:
+        length = struct.unpack("!H", exact(2))[0]
+    elif length == 127:
+        length = struct.unpack("!Q", exact(8))[0]
+    payload = exact(length) if length else b""
+    return bool(b0 & 0x80), b0 & 0x0F, payload
+
+
+def raw_read(sock: socket.socket, what: str) -> tuple[int, bytes] | None:
+    """The server's next message or control frame as (opcode, payload), fragments joined; None at the end."""
+    frame = raw_read_frame(sock, what)
+    if frame is None:
+        return None
+    fin, opcode, payload = frame
+    while not fin and opcode in (OP_TEXT, OP_BINARY):
+        more = raw_read_frame(sock, what)
+        check(more is not None, f"{what}: connection ended in the middle of a fragmented message")
+        fin, cont, data = more
+        check(cont == OP_CONT, f"{what}: the server interleaved opcode {cont:#x} within a fragmented message")
+        payload += data
+    return opcode, payload
+
+
+def raw_expect_text(sock: socket.socket, what: str) -> dict:
+    m = raw_read(sock, what)
+    check(m is not None, f"{what}: the connection ended while waiting for a message")
+    check(m[0] == OP_TEXT, f"{what}: expected a text frame, got opcode {m[0]:#x} {m[1][:100]!r}")
+    return json.loads(m[1])
+
+
+def raw_register(url: str, name: str) -> socket.socket:
+    """A raw socket registered as an (unavailable) interpreter: no PRESENCE comes to it."""
+    sock = raw_open(url, rcvbuf=1 << 16)
+    sock.sendall(raw_frame(OP_TEXT, json.dumps(
+        {"type": "REGISTER", "payload": {"username": name, "role": "interpreter"}}).encode()))
+    m = raw_expect_text(sock, name)
+    check(m["type"] == "REGISTERED", f"{name}: raw REGISTER answered {compact(m)}")
+    return sock
+
+
+def raw_until_closed(sock: socket.socket, what: str) -> tuple[int | None, list[dict]]:
+    """Reads to the server's close frame, then to the end of the connection (EOF or reset) within 10 s.
+
+    Returns the close code (None: a close frame without one) and the text messages before it."""
+    texts = []
+    while True:
+        m = raw_read(sock, what)
+        check(m is not None,
+              f"{what}: the connection ended without a close frame (after {[compact(t) for t in texts]})")
+        opcode, payload = m
+        if opcode == OP_CLOSE:
+            check(len(payload) != 1, f"{what}: a close frame with a 1-byte payload {payload!r}")
+            code = struct.unpack("!H", payload[:2])[0] if payload else None
+            break
+        check(opcode == OP_TEXT, f"{what}: before the close frame, opcode {opcode:#x} {payload[:100]!r}")
+        texts.append(json.loads(payload))
+    deadline = time.monotonic() + 10
+    try:
+        while True:
+            sock.settimeout(max(0.05, deadline - time.monotonic()))
+            rest = sock.recv(1 << 16)
+            if rest == b"":
+                break
+            check(False, f"{what}: {len(rest)} bytes after the close frame: {rest[:40]!r}")
+    except socket.timeout:
+        raise CheckFailed(f"{what}: the TCP connection did not end within 10 s of the close frame ({code})") from None
+    except ConnectionResetError:
+        pass  # the server dropped the connection: it ended too
+    sock.close()
+    return code, texts
+
+
+async def framing(url: str, args) -> dict:
+    """RFC 6455 framing, with `websockets` and with raw frames (bits `websockets` will not set):
+
+    - a fragmented text message is one message (HEARTBEAT → HEARTBEAT_ACK), a ping between its fragments answered;
+    - a ping gets a pong with its payload (3 and 125 bytes); an unsolicited pong is ignored;
+    - the client's close 1000 is answered with close 1000, then the TCP connection ends;
+    - protocol violations close with the RFC's code, after nothing the violating frame said was acted on: an
+      unmasked frame, RSV1/RSV2/RSV3, a continuation with no message started, a new text frame within a
+      fragmented message, reserved opcodes 0x3 and 0xB, a fragmented ping and a 126-byte ping → 1002; text that
+      is not UTF-8 → 1007; a fragmented message over the read limit (2 × 65,536) → 1009; a (fragmented) binary
+      message → ERROR PROTOCOL_ERROR then 1002. Each time the TCP connection ends after the close frame;
+    - the server is healthy afterwards: a new client registers.
+    """
+    s = suffix()
+    heartbeat_ = b'{"type":"HEARTBEAT"}'
+
+    # 1. websockets: a fragmented text message (websockets ends it with an empty FIN continuation).
+    p = await Peer.open(url, "ws-frag")
+    await p.register(f"wsf_{s}", "interpreter")
+    await p.ws.send(['{"type":', '"HEARTBEAT"}'])
+    await p.expect("HEARTBEAT_ACK", 10)
+    # … and with a ping between its fragments.
+    waiters = []
+
+    async def parts():
+        yield '{"type":'
+        waiters.append(await p.ws.ping(b"between"))
+        yield '"HEART'
+        yield 'BEAT"}'
+
+    await p.ws.send(parts())
+    try:
+        await asyncio.wait_for(waiters[0], 10)
+    except asyncio.TimeoutError:
+        raise CheckFailed("websockets: no pong within 10 s for a ping between fragments") from None
+    await p.expect("HEARTBEAT_ACK", 10)
+    # 2. A ping with a payload: websockets resolves the waiter only for a pong with the same payload.
+    for payload in (b"abc", bytes(range(125))):
+        waiter = await p.ws.ping(payload)
+        try:
+            await asyncio.wait_for(waiter, 10)
+        except asyncio.TimeoutError:
+            raise CheckFailed(f"websockets: no pong carrying the ping's {len(payload)}-byte payload within 10 s") \
+                from None
+    # 3. Close 1000: answered with 1000 (close_code is the server's code once the connection is closed).
+    await p.ws.close(1000)
+    check(p.ws.protocol.close_rcvd is not None, "websockets: close 1000 was not answered with a close frame")
+    check(p.ws.close_code == 1000, f"websockets: close 1000 answered with {p.ws.close_code}, expected 1000")
+    check(p.ws.state.name == "CLOSED", f"websockets: connection {p.ws.state.name} after close, expected CLOSED")
+
+    # The same with raw frames.
+    def raw_fragments_ping_close() -> dict:
+        what = "raw fragments"
+        sock = raw_register(url, f"rawf_{s}")
+        sock.sendall(raw_frame(OP_TEXT, b'{"type":', fin=False) + raw_frame(OP_CONT, b'"HEARTBEAT"}'))
+        m = raw_expect_text(sock, what)
+        check(m["type"] == "HEARTBEAT_ACK", f"{what}: text FIN=0 + continuation FIN=1 answered {compact(m)}")
+        # A ping between the fragments of a message: its pong, and the message's answer, in either order.
+        sock.sendall(raw_frame(OP_TEXT, b'{"type"', fin=False) + raw_frame(OP_PING, b"mid")
+                     + raw_frame(OP_CONT, b':"HEART', fin=False) + raw_frame(OP_CONT, b'BEAT"}'))
+        got = []
+        for _ in range(2):
+            m = raw_read(sock, what)
+            check(m is not None, f"{what}: the connection ended after a ping between fragments (got {got})")
+            got.append((m[0], m[1] if m[0] != OP_TEXT else json.loads(m[1]).get("type")))
+        check(sorted(got) == sorted([(OP_TEXT, "HEARTBEAT_ACK"), (OP_PONG, b"mid")]),
+              f"{what}: a message with a ping between its fragments: expected HEARTBEAT_ACK and pong b'mid', got {got}")
+        # Pings: a pong with the same payload, empty and the largest a control frame may carry.
+        for payload in (b"abc", b"", bytes(range(125))):
+            sock.sendall(raw_frame(OP_PING, payload))
+            m = raw_read(sock, what)
+            check(m == (OP_PONG, payload), f"{what}: ping {payload[:10]!r}… ({len(payload)} bytes) answered {m!r}")
+        # An unsolicited pong is not answered; the next frame is the answer to the next message.
+        sock.sendall(raw_frame(OP_PONG, b"unsolicited") + raw_frame(OP_TEXT, heartbeat_))
+        m = raw_expect_text(sock, what)
+        check(m["type"] == "HEARTBEAT_ACK", f"{what}: after an unsolicited pong: {compact(m)}")
+        # Close 1000 (masked, with a reason): the server answers close 1000, then the TCP connection ends.
+        sock.sendall(raw_frame(OP_CLOSE, struct.pack("!H", 1000) + b"bye"))
+        code, texts = raw_until_closed(sock, "raw close 1000")
+        check(code == 1000, f"raw close 1000 answered with close {code}, expected 1000")
+        check(texts == [], f"raw close 1000: messages before the close answer: {texts}")
+        return {"raw_close": code}
+
+    facts = await asyncio.to_thread(raw_fragments_ping_close)
+
+    # 4. Protocol violations, each on its own registered raw connection.
+    start = b'{"type":"HEARTBEAT","payload":{"pad":"'
+    first = start + b"x" * (50_000 - len(start))
+    violations = [
+        ("unmasked frame", [raw_frame(OP_TEXT, heartbeat_, mask=False)], 1002),
+        ("RSV1", [raw_frame(OP_TEXT, heartbeat_, rsv=0b100)], 1002),
+        ("RSV2", [raw_frame(OP_TEXT, heartbeat_, rsv=0b010)], 1002),
+        ("RSV3", [raw_frame(OP_TEXT, heartbeat_, rsv=0b001)], 1002),
+        ("continuation without a message", [raw_frame(OP_CONT, heartbeat_)], 1002),
+        ("text frame within a fragmented message",
+         [raw_frame(OP_TEXT, b'{"type":', fin=False), raw_frame(OP_TEXT, heartbeat_)], 1002),
+        ("reserved opcode 0x3", [raw_frame(0x3, heartbeat_)], 1002),
+        ("reserved control opcode 0xB", [raw_frame(0xB, b"x")], 1002),
+        ("fragmented ping", [raw_frame(OP_PING, b"x", fin=False)], 1002),
+        ("126-byte ping", [raw_frame(OP_PING, b"p" * 126)], 1002),
+        ("text not UTF-8", [raw_frame(OP_TEXT, b"\xff\xfe")], 1007),
+        ("3 x 50,000-byte fragments",
+         [raw_frame(OP_TEXT, first, fin=False), raw_frame(OP_CONT, b"x" * 50_000, fin=False),
+          raw_frame(OP_CONT, b"x" * 50_000 + b'"}}')], 1009),
+        ("fragmented binary message", [raw_frame(OP_BINARY, b'{"type":', fin=False),
+                                       raw_frame(OP_CONT, b'"HEARTBEAT"}')], 1002),
+    ]
+
+    def violate(i: int, label: str, frames: list[bytes]) -> tuple[int | None, list[dict]]:
+        sock = raw_register(url, f"bad{i:02d}_{s}")
+        sock.sendall(b"".join(frames))
+        return raw_until_closed(sock, label)
+
+    codes = {}
+    for i, (label, frames, expected) in enumerate(violations):
+        code, texts = await asyncio.to_thread(violate, i, label, frames)
+        codes[label] = code
+        types = [t.get("type") for t in texts]
+        check(code == expected, f"{label}: close code {code}, expected {expected} (messages before it: {types})")
+        check("HEARTBEAT_ACK" not in types, f"{label}: the server acted on the frame that broke the protocol")
+        if label == "fragmented binary message":
+            check([(t.get("type"), t.get("payload", {}).get("code")) for t in texts] == [("ERROR", "PROTOCOL_ERROR")],
+                  f"{label}: expected one ERROR PROTOCOL_ERROR before the close, got {[compact(t) for t in texts]}")
+
+    # 5. The server is healthy: a new client registers and is answered.
+    q, _ = await caller(url, f"after_{s}")
+    await q.send({"type": "HEARTBEAT"})
+    await q.expect("HEARTBEAT_ACK", 10, skip=("PRESENCE",))
+    await q.close()
+    return {**facts, "ws_close": 1000, "close_codes": codes}
+
+
 async def turn_credentials(url: str, args) -> dict:
     check(bool(args.turn_secret), "turn_credentials needs --turn-secret")
     s = suffix()
@@ -1044,7 +1296,7 @@ async def pg_restart(url: str, args) -> dict:
 
 
 SCENARIOS = {f.__name__: f for f in (registration, presence, call_flow, decline, oversize, garbage, rate_limit, race, pg_restart,
-                                      heartbeat, slow_reader, turn_credentials, cross_node, origin)}
+                                      heartbeat, slow_reader, framing, turn_credentials, cross_node, origin)}
 
 
 def main() -> int:

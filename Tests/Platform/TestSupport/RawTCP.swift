@@ -59,6 +59,11 @@ public final class RawTCP: @unchecked Sendable {
         await Self.offPool { self.waitClosed(within: timeout) }
     }
 
+    /// What the server sends until it closes the connection, or until `timeout`.
+    public func receiveUntilClosed(within timeout: Duration) async -> [UInt8] {
+        await Self.offPool { self.blockingReceive(within: timeout) }
+    }
+
     /// What the server answers to `request` (read until it stops sending for 300 ms, or `timeout`).
     public func exchange(_ request: String, timeout: Duration = .seconds(5)) async -> String {
         await Self.offPool { self.blockingExchange(request, timeout: timeout) }
@@ -83,6 +88,20 @@ public final class RawTCP: @unchecked Sendable {
             if read <= 0 { return true }
         }
         return false
+    }
+
+    private func blockingReceive(within timeout: Duration) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let read = buffer.withUnsafeMutableBytes { Glibc.recv(socket, $0.baseAddress, $0.count, 0) }
+            if read <= 0 { break }
+            received += buffer[0..<read]
+        }
+        return received
     }
 
     private func blockingExchange(_ request: String, timeout: Duration) -> String {

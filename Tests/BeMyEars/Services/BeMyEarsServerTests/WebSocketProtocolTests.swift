@@ -25,6 +25,7 @@ struct WebSocketProtocolTests {
             "race",  // 50 simultaneous CALL_REQUESTs: one CALL_RINGING, 49 BUSY; AVAILABLE again after hang-up
             "heartbeat",  // silent interpreter: close 4001 and gone from PRESENCE ~20 s after its last message
             "slow_reader",  // a client that stops reading is disconnected (its socket took nothing for 5 s)
+            "framing",  // RFC 6455: fragments, ping/pong, close 1000; violations → 1002 / 1007 / 1009, then TCP ends
         ]
     )
     func scenario(_ name: String) async throws {
