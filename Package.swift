@@ -564,7 +564,7 @@ let tools: [Target] = [
             "DeviceIdentity", "Media", "QUIC", "SoundDetection", "StreamMedia",
         ]
     ),
-    tool("bemyears-benchmark", ["BenchmarkSupport", hummingbirdWSClient, nioWebSocket, logging]),
+    tool("bemyears-benchmark", ["BenchmarkSupport", nioCore, nioPosix]),
     tool("toukan-benchmark", ["BenchmarkSupport", "ToukanCore", "ToukanUploader", nioCore, nioPosix]),
     tool(
         "argus-benchmark",

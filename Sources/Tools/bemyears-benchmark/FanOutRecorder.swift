@@ -5,6 +5,9 @@ import Synchronization
 final class FanOutRecorder: Sendable {
     private struct State {
         var interpreter = ""
+        /// How the interpreter appears in a PRESENCE's text: both servers encode it compactly as
+        /// `{"username":"<name>"}` (EnvelopeCodec; JSON.stringify), so a byte search decides without parsing.
+        var entry = ""
         var present = false
         var watchers = 0
         var arrivals: [String: Int64] = [:]
@@ -14,16 +17,17 @@ final class FanOutRecorder: Sendable {
 
     /// Starts waiting for `interpreter` to appear in (or vanish from) every watcher's PRESENCE.
     func expect(interpreter: String, present: Bool, watchers: Int) {
-        state.withLock { $0 = State(interpreter: interpreter, present: present, watchers: watchers) }
+        state.withLock {
+            $0 = State(
+                interpreter: interpreter, entry: #""username":"\#(interpreter)""#, present: present, watchers: watchers)
+        }
     }
 
+    /// Notes `message` (a PRESENCE) for `watcher` when it shows the expected change. The search runs under the lock
+    /// so that a PRESENCE is always judged against the change it is recorded for.
     func record(_ message: LoadClient.Message, watcher: String) {
-        guard let payload = message.object["payload"] as? [String: Any],
-            let interpreters = payload["interpreters"] as? [[String: Any]]
-        else { return }
-        let names = Set(interpreters.compactMap { $0["username"] as? String })
         state.withLock { state in
-            guard !state.interpreter.isEmpty, names.contains(state.interpreter) == state.present else { return }
+            guard !state.interpreter.isEmpty, message.contains(state.entry) == state.present else { return }
             if state.arrivals[watcher] == nil { state.arrivals[watcher] = message.arrived }
         }
     }

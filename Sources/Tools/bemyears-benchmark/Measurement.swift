@@ -10,6 +10,8 @@ struct SignalingFigures {
     var residentPerConnectionKiB = Double.nan
     var registerP50Ms = Double.nan
     var registerP99Ms = Double.nan
+    /// REGISTER → REGISTERED one at a time, on a server holding the connections (its own latency, not a queue's).
+    var quietRegisterP50Ms = Double.nan
     var heartbeatAckP99Ms = Double.nan
     /// The server's CPU while holding the connections (heartbeats only), in % of one core.
     var holdCPUPercent = Double.nan
@@ -24,10 +26,13 @@ struct SignalingFigures {
 /// 1. connections held: `connections` callers register (REGISTER → REGISTERED latency) and heartbeat every 15 s;
 ///    after 35 s (past the 20 s TTL) how many are still registered and acknowledged, the server's resident memory
 ///    per connection and its CPU over that quiet hold;
-/// 2. presence fan-out: an interpreter toggles Go Online/Offline 40 times, 250 ms apart; latency from its SET_STATE
-///    to each of `watchers` callers holding the matching PRESENCE;
+/// 2. presence fan-out: the callers beyond the first `watchers` leave, so that a change goes to exactly `watchers`
+///    callers; an interpreter toggles Go Online/Offline 40 times, 250 ms apart; latency from its SET_STATE to each
+///    caller holding the matching PRESENCE;
 /// 3. call setups: `pairs` caller/interpreter pairs loop CALL_REQUEST → CALL_ACCEPT → HANGUP → CALL_ENDED for 10 s
-///    (counted, and timed from CALL_REQUEST, at CALL_ACCEPT reaching the caller).
+///    (counted, and timed from CALL_REQUEST, at CALL_ACCEPT reaching the caller). A pair sends hundreds of messages
+///    a second, so the servers run with the rate limit raised (`--rate-limit`): this phase measures them, not the
+///    protocol's 50 messages per second per socket.
 func measure(_ server: ServerUnderTest, name: String, connections: Int, watchers: Int, pairs pairCount: Int) async
     -> SignalingFigures
 {
@@ -46,11 +51,16 @@ func measure(_ server: ServerUnderTest, name: String, connections: Int, watchers
             LoadClient(url: url, username: "c\(run)\(index)", role: "caller") { client, message in
                 if watching, message.type == "PRESENCE" { fanOut.record(message, watcher: client.username) }
             })
-        if index % 200 == 199 { try? await Task.sleep(for: .milliseconds(50)) }  // a ramp, not a SYN flood
+        // A ramp, not a SYN flood: 200 connections per 50 ms, and never more than 200 handshakes unanswered.
+        if index % 200 == 199 { try? await Task.sleep(for: .milliseconds(50)) }
+        while LoadClient.handshakesPending >= 200 { try? await Task.sleep(for: .milliseconds(1)) }
     }
-    var registered = 0
-    for caller in callers where await caller.waitRegistered() { registered += 1 }
+    let registered = await LoadClient.waitRegistered(callers)
     say("\(name): registered \(registered) of \(connections) callers")
+    let failures = LoadClient.failures
+    if let first = failures.first {
+        say("\(name): \(failures.count) connections failed so far in this run, the first: \(first)")
+    }
     let registerLatencies = callers.compactMap(\.registerLatency).map { Double($0) / 1e6 }
     figures.registerP50Ms = percentile(registerLatencies, 0.5)
     figures.registerP99Ms = percentile(registerLatencies, 0.99)
@@ -68,7 +78,20 @@ func measure(_ server: ServerUnderTest, name: String, connections: Int, watchers
     let loaded = residentBytes(of: pid)
     figures.residentPerConnectionKiB = Double(loaded - baseline) / Double(max(1, figures.held)) / 1024
 
-    // 2. Presence fan-out to the watchers.
+    // 1b. Registrations one at a time: the ramp above measures a burst of 200 handshakes and REGISTERs sharing
+    // the cores with this load generator; this is the latency a user registering alone sees.
+    var quiet: [Double] = []
+    for index in 0..<100 {
+        let client = LoadClient(url: url, username: "q\(run)\(index)", role: "caller")
+        if await client.waitRegistered(), let latency = client.registerLatency { quiet.append(Double(latency) / 1e6) }
+        await client.close()
+    }
+    figures.quietRegisterP50Ms = percentile(quiet, 0.5)
+
+    // 2. Presence fan-out to the watchers, and to no one else.
+    await LoadClient.close(Array(callers[watchers...]))
+    callers = Array(callers[..<watchers])
+    try? await Task.sleep(for: .milliseconds(500))  // the server has seen them go
     let interpreter = LoadClient(url: url, username: "i\(run)fan", role: "interpreter")
     guard await interpreter.waitRegistered() else { failBenchmark("\(name): the fan-out interpreter did not register") }
     var latencies: [Double] = []
@@ -87,8 +110,7 @@ func measure(_ server: ServerUnderTest, name: String, connections: Int, watchers
     figures.fanOutWatchers = watchers
     figures.fanOutP50Ms = percentile(latencies, 0.5)
     figures.fanOutP99Ms = percentile(latencies, 0.99)
-    await interpreter.close()
-    for caller in callers { await caller.close() }
+    await LoadClient.close(callers + [interpreter])
     callers = []
 
     // 3. Call setups per second.
@@ -100,9 +122,7 @@ func measure(_ server: ServerUnderTest, name: String, connections: Int, watchers
             switch message.type {
             case "REGISTERED": client.send(#"{"type":"SET_STATE","payload":{"state":"AVAILABLE"}}"#)
             case "CALL_REQUEST":
-                if let callId = message.object["callId"] as? String {
-                    client.send(#"{"type":"CALL_ACCEPT","callId":"\#(callId)"}"#)
-                }
+                if let callId = message.callId { client.send(#"{"type":"CALL_ACCEPT","callId":"\#(callId)"}"#) }
             default: break
             }
         }
@@ -111,9 +131,7 @@ func measure(_ server: ServerUnderTest, name: String, connections: Int, watchers
             switch message.type {
             case "CALL_ACCEPT":
                 setups.accepted(by: client.username, at: message.arrived)
-                if let callId = message.object["callId"] as? String {
-                    client.send(#"{"type":"HANGUP","callId":"\#(callId)"}"#)
-                }
+                if let callId = message.callId { client.send(#"{"type":"HANGUP","callId":"\#(callId)"}"#) }
             case "CALL_ENDED", "BUSY", "CALL_DECLINE":
                 setups.requested(by: client.username)
                 client.send(#"{"type":"CALL_REQUEST","to":"\#(interpreterName)"}"#)
@@ -122,10 +140,9 @@ func measure(_ server: ServerUnderTest, name: String, connections: Int, watchers
         }
         pairs.append((caller, interpreter))
     }
-    for (caller, interpreter) in pairs {
-        guard await caller.waitRegistered(), await interpreter.waitRegistered() else {
-            failBenchmark("\(name): a caller/interpreter pair did not register")
-        }
+    let pairClients = pairs.flatMap { [$0.0, $0.1] }
+    guard await LoadClient.waitRegistered(pairClients) == pairClients.count else {
+        failBenchmark("\(name): a caller/interpreter pair did not register")
     }
     try? await Task.sleep(for: .milliseconds(500))  // interpreters online
     let start = ContinuousClock.now
@@ -139,10 +156,7 @@ func measure(_ server: ServerUnderTest, name: String, connections: Int, watchers
     let times = setups.times
     figures.callSetupsPerSecond = Double(times.count) / elapsed
     figures.callSetupP99Ms = percentile(times, 0.99)
-    for (caller, interpreter) in pairs {
-        await caller.close()
-        await interpreter.close()
-    }
+    await LoadClient.close(pairClients)
     return figures
 }
 

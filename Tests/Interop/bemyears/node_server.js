@@ -6,7 +6,8 @@
  * the way a competent Node developer would write that backend for production: one process,
  * in-memory state, synchronous handlers (so every state change is atomic), one timer.
  *
- *   node node_server.js [--host 127.0.0.1] [--port 0]      (port 0: any free port)
+ *   node node_server.js [--host 127.0.0.1] [--port 0] [--rate-limit 50]   (port 0: any free port;
+ *   --rate-limit: messages per second per socket, bursts of twice that, as bemyears-server's option)
  *
  * It serves the WebSocket at /ws and `GET /health` (200 "ok\n"). Once listening it prints exactly one
  * line on stdout, {"event":"ready","port":N}. Nothing else goes to stdout; the few logs go to stderr.
@@ -44,8 +45,8 @@ const RING_MS = 10000; // CALL_REQUEST unanswered → RING_TIMEOUT
 const ANSWER_MS = 10000; // no ANSWER relayed this long after accept → CONNECT_TIMEOUT
 const VIDEO_MS = 20000; // no VIDEO_VISIBLE visible:true this long after the request → CONNECT_TIMEOUT
 const REPORT_WINDOW_MS = 5 * 60 * 1000; // REPORT_ABUSE allowed this long after a call ended
-const RATE_PER_MS = 50 / 1000; // token bucket: 50 messages per second...
-const BURST = 100; // ...with a burst of 100
+let RATE_PER_MS = 50 / 1000; // token bucket: 50 messages per second (--rate-limit)...
+let BURST = 100; // ...with a burst of twice that
 const MAX_BUFFERED = 1 << 20; // a client with more than 1 MiB unsent is disconnected
 const TICK_MS = 250; // the one timer: heartbeat expiry, call deadlines, pruning
 const USERNAME_RULE = /^[A-Za-z0-9._-]{3,32}$/;
@@ -465,8 +466,9 @@ function parseArgs(argv) {
     const value = inline !== undefined ? inline : argv[++i];
     if (flag === '--host' && value) options.host = value;
     else if (flag === '--port' && /^\d+$/.test(value || '')) options.port = Number(value);
+    else if (flag === '--rate-limit' && /^[1-9]\d*$/.test(value || '')) options.rateLimit = Number(value);
     else {
-      process.stderr.write('usage: node node_server.js [--host 127.0.0.1] [--port 0]\n');
+      process.stderr.write('usage: node node_server.js [--host 127.0.0.1] [--port 0] [--rate-limit 50]\n');
       process.exit(2);
     }
   }
@@ -474,7 +476,11 @@ function parseArgs(argv) {
 }
 
 function main() {
-  const { host, port } = parseArgs(process.argv.slice(2));
+  const { host, port, rateLimit } = parseArgs(process.argv.slice(2));
+  if (rateLimit) {
+    RATE_PER_MS = rateLimit / 1000;
+    BURST = 2 * rateLimit;
+  }
 
   const server = http.createServer((req, res) => {
     const ok = req.url === '/health' && (req.method === 'GET' || req.method === 'HEAD');

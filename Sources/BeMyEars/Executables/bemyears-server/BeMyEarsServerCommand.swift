@@ -63,6 +63,14 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
     var maximumConnectionsPerAddress = 64
 
     @Option(
+        name: .customLong("rate-limit"),
+        help: """
+            Messages each socket may send per second, in bursts of twice that (BEMYEARS-PROTOCOL.md: 50); more are \
+            answered RATE_LIMITED. Raise it only for load tests.
+            """)
+    var rateLimit = 50
+
+    @Option(
         name: .customLong("turn-allow-peer"),
         help: """
             A private address or CIDR range (e.g. 192.168.1.0/24) the --with-turn relay may reach; by default it \
@@ -95,6 +103,7 @@ struct BeMyEarsServerCommand: AsyncParsableCommand {
         options.turnTTL = turnTtl
         options.turnAllowedPeers = turnAllowedPeers
         options.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+        options.rateLimit = rateLimit
         options.json = json
         options.nodeId = nodeId
         options.advertisesService = !noBonjour

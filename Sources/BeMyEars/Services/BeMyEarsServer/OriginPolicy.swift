@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Which web pages may open the signaling WebSocket (`/ws`): a browser sends the page's origin with the upgrade,
 /// and a page on the LAN (or any site the user visits) must not be able to register, call or answer through the

@@ -1,4 +1,4 @@
-public import BeMyEarsCore
+import BeMyEarsCore
 import CanonicalJSON
 import ConnectionGuard
 import DeviceIdentityStore
@@ -25,6 +25,8 @@ public struct ServerOptions: Sendable, Hashable {
     /// Connections one address may hold open at once (`--max-connections-per-address`; raise it for many users
     /// behind one NAT).
     public var maximumConnectionsPerAddress = 64
+    /// Messages each socket may send per second, in bursts of twice that (`--rate-limit`; the protocol's 50).
+    public var rateLimit = 50
     /// Private addresses or CIDR ranges the coturn of `--with-turn` may relay to (`--turn-allow-peer`).
     public var turnAllowedPeers: [String] = []
     /// One JSON object per line on stdout.
@@ -77,6 +79,9 @@ public struct ServerOptions: Sendable, Hashable {
         }
         guard maximumConnectionsPerAddress >= 1 else {
             throw Invalid(description: "--max-connections-per-address must be at least 1")
+        }
+        guard (1...1_000_000).contains(rateLimit) else {
+            throw Invalid(description: "--rate-limit must be from 1 to 1000000 messages per second")
         }
         if !turnAllowedPeers.isEmpty {
             guard withTURN else {
@@ -215,6 +220,8 @@ public enum ServerLaunch {
         )
         configuration.origins = try OriginPolicy(allowing: options.allowedOrigins)
         configuration.connectionLimits.connectionsPerAddress = options.maximumConnectionsPerAddress
+        configuration.signaling.rateLimit = RateLimit(
+            messagesPerSecond: Double(options.rateLimit), burst: 2 * options.rateLimit)
         do {
             try await runServer(configuration)
         } catch {

@@ -30,9 +30,49 @@ final class SignalingSockets: Sendable {
         self.closeGrace = closeGrace
     }
 
+    private let writers = Mutex<[ObjectIdentifier: LoopWriter]>([:])
+
+    /// The writer of the sockets on `eventLoop`.
+    func writer(for eventLoop: any EventLoop) -> LoopWriter {
+        writers.withLock { writers in
+            if let writer = writers[ObjectIdentifier(eventLoop)] { return writer }
+            let writer = LoopWriter(eventLoop: eventLoop)
+            writers[ObjectIdentifier(eventLoop)] = writer
+            return writer
+        }
+    }
+
     /// The largest message read for `configuration` (see ``readLimit``).
     static func readLimit(for configuration: SignalingConfiguration) -> Int {
         2 * configuration.maximumMessageBytes
+    }
+}
+
+/// The sockets of one event loop that have frames to write: the hub's thread marks them, and one task on the loop
+/// writes them all, so a PRESENCE to a thousand callers costs a wake-up per event loop, not one per socket.
+final class LoopWriter: Sendable {
+    let eventLoop: any EventLoop
+    private let pending = Mutex<[SignalingSocket]>([])
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    /// Marks a socket (each at most once until written: its ``OutboundQueue`` says when).
+    func schedule(_ socket: SignalingSocket) {
+        let first = pending.withLock { pending in
+            pending.append(socket)
+            return pending.count == 1
+        }
+        if first { eventLoop.execute { self.writeAll() } }
+    }
+
+    private func writeAll() {
+        let sockets = pending.withLock { pending in
+            defer { pending = [] }
+            return pending
+        }
+        for socket in sockets { socket.writeBatch() }
     }
 }
 
@@ -42,7 +82,8 @@ final class SignalingSockets: Sendable {
 ///   a task exists only while the inbox holds something, and gives the hub (``SignalingHub/receive(_:from:)``)
 ///   one message after the other, in arrival order. A full inbox pauses reading the socket.
 /// - Out: the hub's frames (from any thread) join an ``OutboundQueue``; the event loop writes what has gathered
-///   with one flush, so a burst of frames for one socket costs one wake-up and one system call.
+///   with one flush, so a burst of frames for one socket costs one system call, and a burst for many sockets one
+///   wake-up of their event loop (``LoopWriter``).
 final class SignalingSocket: Sendable {
     /// What the hub is told, in order.
     private enum Inbound {
@@ -74,12 +115,14 @@ final class SignalingSocket: Sendable {
     let session: SessionID
     let channel: any Channel
     private let sockets: SignalingSockets
+    private let writer: LoopWriter
     private let state: Mutex<State>
 
     init(channel: any Channel, sockets: SignalingSockets) {
         self.session = .random()
         self.channel = channel
         self.sockets = sockets
+        self.writer = sockets.writer(for: channel.eventLoop)
         self.state = Mutex(State(outbound: OutboundQueue(limit: sockets.outboundLimit)))
     }
 
@@ -245,11 +288,11 @@ final class SignalingSocket: Sendable {
     }
 
     private func scheduleWrite() {
-        channel.eventLoop.execute { self.writeBatch() }
+        writer.schedule(self)
     }
 
     /// On the event loop: writes what has gathered, with one flush.
-    private func writeBatch() {
+    fileprivate func writeBatch() {
         let now = NIODeadline.now()
         let ((items, bytes), peerClosed) = state.withLock { state in
             let batch = state.outbound.takeBatch(now: now)
