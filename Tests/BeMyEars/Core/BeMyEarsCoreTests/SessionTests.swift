@@ -119,6 +119,34 @@ struct SessionTests {
         #expect(harness.outbound.logs.filter { $0.event == .sessionEnded(.disconnected) }.isEmpty)
     }
 
+    /// The tick scans for expired sessions only once the earliest expiry it last saw has come; sessions that
+    /// connected later, or spoke since, still expire at the first tick at or after their own expiry.
+    @Test("staggered sessions each expire at the first tick after their own 20 s, scans skipped or not")
+    func staggeredExpiry() async throws {
+        let harness = Harness()
+        var sockets: [(socket: TestClient, expiresAt: Int)] = []
+        var now = 0  // milliseconds since the harness started
+        for index in 0..<5 {
+            sockets.append((await harness.connect(), now + 20_000))
+            harness.clock.advance(.milliseconds(3_000 + 250 * index))
+            now += 3_000 + 250 * index
+            await harness.hub.tick()
+        }
+        // The first speaks at 10 s past its start: its expiry moves to then + 20 s.
+        await sockets[0].socket.send(.heartbeat)
+        sockets[0].expiresAt = now + 20_000
+        while now < 45_000 {
+            harness.clock.advance(.milliseconds(250))
+            now += 250
+            await harness.hub.tick()
+            for (index, entry) in sockets.enumerated() {
+                #expect(
+                    (entry.socket.closeCode == .heartbeatExpired) == (now >= entry.expiresAt),
+                    "socket \(index) at \(now) ms (expires at \(entry.expiresAt) ms)")
+            }
+        }
+    }
+
     @Test("a frame that arrives while an earlier one waits for the store is handled after it, in order")
     func perSessionOrder() async throws {
         let store = GatedStore()

@@ -92,7 +92,12 @@ struct LocalSession {
 
     /// Whether no application message arrived for `ttl` (any text frame counts, even a refused one).
     func isExpired(at now: Date, ttl: Duration) -> Bool {
-        !isClosing && lastActivity.adding(ttl) <= now
+        !isClosing && expiry(ttl: ttl) <= now
+    }
+
+    /// When the session expires unless a message arrives first.
+    func expiry(ttl: Duration) -> Date {
+        lastActivity.adding(ttl)
     }
 
     /// A text frame arrived at `now`.

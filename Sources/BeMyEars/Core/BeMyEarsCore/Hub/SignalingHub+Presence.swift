@@ -17,17 +17,21 @@ extension SignalingHub {
     /// (the hub asks to be woken then), with whatever the list is by that time.
     ///
     /// - Parameter newcomer: A caller that just registered: the list changed for nobody else, so only it is sent
-    ///   one (registering is then O(1), not O(callers)). Should a change come meanwhile, the run repeats for all.
+    ///   one (registering is then O(1), not O(callers)). Newcomers that arrive during a run are served by the next
+    ///   run, still alone; a change of the list meanwhile makes the next run one for all callers (newcomers included).
     func refreshPresence(onlyFor newcomer: SessionID? = nil) async {
         guard !isRefreshingPresence else {
-            presenceRefreshPending = true
+            if let newcomer {
+                presenceNewcomers.append(newcomer)
+            } else {
+                presenceRefreshPending = true
+            }
             return
         }
         isRefreshingPresence = true
         defer { isRefreshingPresence = false }
-        var only = newcomer
-        repeat {
-            presenceRefreshPending = false
+        var only = newcomer.map { [$0] }
+        while true {
             let interpreters: [Username]
             do {
                 interpreters = Array(
@@ -36,8 +40,7 @@ extension SignalingHub {
                 log(.internalError)
                 return
             }
-            let callers = only.map { [$0] } ?? callerSessions()
-            only = nil
+            let callers = only ?? callerSessions()
             var heldUntil: Date?
             for caller in callers {
                 if let due = await push(interpreters, to: caller) {
@@ -45,7 +48,17 @@ extension SignalingHub {
                 }
             }
             if let heldUntil { requestWake(at: heldUntil) }
-        } while presenceRefreshPending
+            if presenceRefreshPending {
+                presenceRefreshPending = false
+                presenceNewcomers.removeAll()
+                only = nil
+            } else if !presenceNewcomers.isEmpty {
+                only = presenceNewcomers
+                presenceNewcomers.removeAll()
+            } else {
+                return
+            }
+        }
     }
 
     /// The sessions of callers, read in place (no copy of each session).

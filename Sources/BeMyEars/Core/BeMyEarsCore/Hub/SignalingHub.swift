@@ -28,6 +28,8 @@ public actor SignalingHub {
     var sessions: [SessionID: LocalSession] = [:]
     var isRefreshingPresence = false
     var presenceRefreshPending = false
+    /// Callers that registered during a presence refresh, each to be sent its first PRESENCE by the next run.
+    var presenceNewcomers: [SessionID] = []
     /// The wake-up asked of the outbound for PRESENCE held back by coalescing.
     var presenceWakeAt: Date?
     /// What the store could not take when it happened (it was unreachable, e.g. PostgreSQL restarting): sessions
@@ -45,6 +47,8 @@ public actor SignalingHub {
         case hangUp(CallID, by: SessionID, CallEndReason)
     }
     var isTicking = false
+    /// No session can expire before this (see ``tick()``).
+    var nextExpiryScanAt = Date.distantPast
     var nextPruneAt: Date
     var nextStatisticsAt: Date
     var counters = SignalingStatistics()

@@ -6,20 +6,36 @@ public actor InMemorySignalingStore: SignalingStore {
     private var registrations: [Username: Registration] = [:]
     private var usernames: [SessionID: Username] = [:]
     private var calls: [CallID: CallRecord] = [:]
+    /// The AVAILABLE interpreters, kept with every change (a caller's REGISTER asks for them: scanning every
+    /// registration made registering O(connections)), and their sorted list until the set changes.
+    private var available: Set<Username> = []
+    private var availableSorted: [Username]? = []
 
     public init() {}
+
+    /// Stores a registration and keeps the AVAILABLE set in step.
+    private func save(_ registration: Registration) {
+        registrations[registration.username] = registration
+        noteAvailability(of: registration.username, registration.interpreterState == .available)
+    }
+
+    private func noteAvailability(of username: Username, _ isAvailable: Bool) {
+        let changed = isAvailable ? available.insert(username).inserted : available.remove(username) != nil
+        if changed { availableSorted = nil }
+    }
 
     public func register(_ registration: Registration) -> RegistrationOutcome {
         guard registrations[registration.username] == nil, usernames[registration.session] == nil else {
             return .usernameTaken
         }
-        registrations[registration.username] = registration
+        save(registration)
         usernames[registration.session] = registration.username
         return .registered
     }
 
     public func unregister(_ session: SessionID) -> Registration? {
         guard let username = usernames.removeValue(forKey: session) else { return nil }
+        noteAvailability(of: username, false)
         return registrations.removeValue(forKey: username)
     }
 
@@ -38,12 +54,15 @@ public actor InMemorySignalingStore: SignalingStore {
         guard !current.isInCall else { return .refused(current: current) }
         guard current != state else { return .unchanged(current) }
         registration.interpreterState = state
-        registrations[username] = registration
+        save(registration)
         return .changed(to: state)
     }
 
     public func availableInterpreters() -> [Username] {
-        registrations.values.filter { $0.interpreterState == .available }.map(\.username).sorted()
+        if let availableSorted { return availableSorted }
+        let sorted = available.sorted()
+        availableSorted = sorted
+        return sorted
     }
 
     public func createCall(_ request: CallRequest) -> CallCreation {
@@ -59,8 +78,8 @@ public actor InMemorySignalingStore: SignalingStore {
         interpreter.interpreterState = .ringing
         interpreter.call = record.id
         caller.call = record.id
-        registrations[interpreter.username] = interpreter
-        registrations[caller.username] = caller
+        save(interpreter)
+        save(caller)
         calls[record.id] = record
         return .created(record)
     }
@@ -81,7 +100,7 @@ public actor InMemorySignalingStore: SignalingStore {
                 continue
             }
             availableAgain = registration.apply(transition, of: record) || availableAgain
-            registrations[username] = registration
+            save(registration)
         }
         return CallUpdate(transition: transition, record: record, interpreterAvailableAgain: availableAgain)
     }
