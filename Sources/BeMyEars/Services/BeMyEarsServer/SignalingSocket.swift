@@ -52,10 +52,13 @@ final class SignalingSockets: Sendable {
 /// writes them all, so a PRESENCE to a thousand callers costs a wake-up per event loop, not one per socket.
 final class LoopWriter: Sendable {
     let eventLoop: any EventLoop
+    /// Where the inbox tasks of this loop's sockets run (``EventLoopTaskExecutor``).
+    let taskExecutor: EventLoopTaskExecutor
     private let pending = Mutex<[SignalingSocket]>([])
 
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
+        self.taskExecutor = EventLoopTaskExecutor(eventLoop: eventLoop)
     }
 
     /// Marks a socket (each at most once until written: its ``OutboundQueue`` says when).
@@ -73,6 +76,22 @@ final class LoopWriter: Sendable {
             return pending
         }
         for socket in sockets { socket.writeBatch() }
+    }
+}
+
+/// Runs tasks on a NIO event loop (SE-0417 task executor preference). A socket's inbox task runs on the thread that
+/// read its message, and so does the hub's code it awaits (a default actor runs on its caller's preferred executor):
+/// a request and its answer cross no thread unless the hub is busy on the other loop.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 
@@ -227,7 +246,7 @@ final class SignalingSocket: Sendable {
             if pause { state.readsPaused = true }
             return (start, pause)
         }
-        if start { Task { await self.drain() } }
+        if start { Task(executorPreference: writer.taskExecutor) { await self.drain() } }
         return pause
     }
 
