@@ -447,7 +447,7 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
             socket.receivedBinary()
             return
         }
-        guard let text = data.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) }) else {
+        guard let text = String(validating: data.readableBytesView, as: UTF8.self) else {
             return fail(CloseCode(rawValue: 1007), context)  // RFC 6455 §8.1: text that is not UTF-8.
         }
         if socket.received(text) {
