@@ -306,7 +306,7 @@ let cribCallTargets: [Target] = [
     cribCall.executable("cribcall", ["CribCallApp", argumentParser, logging]),
 ]
 let cribCallTests: [Target] = [
-    cribCall.testSupport(["CribCallMonitor", "SafetyDetection"]),
+    cribCall.testSupport(["CribCallMonitor", "CribCallProtocol", "CribCallStore", "DeviceIdentity", "SafetyDetection"]),
     cribCall.tests(
         .core, "CribCallProtocol", ["CanonicalJSON", "CPace", "DeviceIdentity", "FuzzHarness", nioCore, crypto]),
     cribCall.tests(.core, "SafetyDetection", ["CribCallProtocol", "SoundDetection"]),

@@ -2,6 +2,7 @@ import ControlTransport
 import CribCallMonitor
 import CribCallProtocol
 import CribCallStore
+import CribCallTestSupport
 import DeviceIdentity
 import Foundation
 import QUIC
@@ -24,11 +25,7 @@ struct SlotExhaustionTests {
         let listener = try DeviceIdentity.generate(now: Date())
         let database = try CribCallDatabase.inMemory()
         let listenerId = listener.deviceId.uuidString.lowercased()
-        try database.trustListener(
-            TrustedListener(
-                listenerId: listenerId, name: "Dad's laptop",
-                publicKey: Data(listener.publicKeySPKI).base64EncodedString(), fingerprint: listener.fingerprint),
-            at: Date())
+        try database.trust(listener, as: listenerId, name: "Dad's laptop")
         let quic = try await QUICListener.bind(host: "127.0.0.1", port: 0, identity: monitor)
         let service = try MonitorService(identity: monitor, database: database, transport: quic)
         let serving = Task { await service.run() }

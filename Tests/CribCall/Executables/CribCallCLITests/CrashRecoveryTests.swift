@@ -1,6 +1,7 @@
 import ControlTransport
 import CribCallProtocol
 import CribCallStore
+import CribCallTestSupport
 import DeviceIdentity
 import Foundation
 import QUIC
@@ -120,11 +121,7 @@ struct CrashRecoveryTests {
     func killedWhileReplaying() async throws {
         let listener = try DeviceIdentity.generate(now: Date())
         let database = try CribCallDatabase(directory: directory)
-        try database.trustListener(
-            TrustedListener(
-                listenerId: "mums-phone", name: "Mum's phone",
-                publicKey: Data(listener.publicKeySPKI).base64EncodedString(), fingerprint: listener.fingerprint),
-            at: Date())
+        try database.trust(listener, as: "mums-phone", name: "Mum's phone")
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let total = 3_000
         for index in 0..<total {

@@ -1,6 +1,7 @@
 import ControlTransport
 import CribCallProtocol
 import CribCallStore
+import CribCallTestSupport
 import DeviceIdentity
 import Foundation
 import QUIC
@@ -33,11 +34,7 @@ struct DiskFullTests {
         let monitorFingerprint = try #require(
             jsonObject(identity.stdoutText)?["certFingerprint"] as? String, "\(identity.stdoutText)")
         let listener = try DeviceIdentity.generate(now: Date())
-        try CribCallDatabase(directory: seed).trustListener(
-            TrustedListener(
-                listenerId: "dads-laptop", name: "Dad's laptop",
-                publicKey: Data(listener.publicKeySPKI).base64EncodedString(), fingerprint: listener.fingerprint),
-            at: Date())
+        try CribCallDatabase(directory: seed).trust(listener, as: "dads-laptop", name: "Dad's laptop")
 
         let script = #"mount -t tmpfs -o size=16m,mode=0700 tmpfs "$0" && cp -a "$1"/. "$0"/ && shift && exec "$@""#
         let monitor = try BackgroundProcess(

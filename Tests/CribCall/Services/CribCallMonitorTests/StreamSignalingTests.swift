@@ -81,12 +81,7 @@ extension MonitorHarness {
     /// Trusts `identity` (as if paired), connects it and waits until the monitor serves the connection.
     func trustedLink(_ identity: DeviceIdentity, name: String = "Listener") async throws -> ListenerLink {
         let listenerId = identity.deviceId.uuidString.lowercased()
-        try database.trustListener(
-            TrustedListener(
-                listenerId: listenerId, name: name,
-                publicKey: Data(identity.publicKeySPKI).base64EncodedString(),
-                fingerprint: identity.fingerprint),
-            at: Date())
+        try database.trust(identity, as: listenerId, name: name)
         await service.reloadTrust()
         let link = ListenerLink(try await connect(identity), listenerId: listenerId)
         // Answered: the monitor has registered the connection (noise events reach it from now on).
