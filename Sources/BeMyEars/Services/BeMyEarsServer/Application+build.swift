@@ -67,10 +67,7 @@ public func buildApplication(_ configuration: BeMyEarsServerConfiguration) async
     services.append(PeriodicService(interval: configuration.tickInterval) { await hub.tick() })
     services.append(HubWakeService(requests: outbound.wakeRequests, hub: hub))
     let stallTimeout = configuration.stalledWriteTimeout
-    let stallAmount = TimeAmount.nanoseconds(
-        Int64(
-            stallTimeout.components.seconds * 1_000_000_000
-                + stallTimeout.components.attoseconds / 1_000_000_000))
+    let stallAmount = TimeAmount(stallTimeout)
     services.append(
         PeriodicService(interval: min(stallTimeout / 5, .seconds(1))) {
             outbound.dropStalled(now: .now(), after: stallAmount)

@@ -17,6 +17,7 @@ final class SignalingSockets: Sendable {
     let outboundLimit: Int
     /// How long a client gets to answer our close frame before the connection is dropped.
     let closeGrace: TimeAmount
+    private let writers = Mutex<[ObjectIdentifier: LoopWriter]>([:])
 
     init(
         hub: SignalingHub, registry: WebSocketOutbound, logger: Logger, readLimit: Int, outboundLimit: Int,
@@ -29,8 +30,6 @@ final class SignalingSockets: Sendable {
         self.outboundLimit = outboundLimit
         self.closeGrace = closeGrace
     }
-
-    private let writers = Mutex<[ObjectIdentifier: LoopWriter]>([:])
 
     /// The writer of the sockets on `eventLoop`.
     func writer(for eventLoop: any EventLoop) -> LoopWriter {
@@ -156,8 +155,7 @@ final class SignalingSocket: Sendable {
     /// A whole text message arrived.
     /// - Returns: Whether the socket must stop being read until the hub has caught up.
     func received(_ text: String) -> Bool {
-        guard !state.withLock({ $0.inputEnded }) else { return false }
-        return push(.text(text))
+        push(.text(text))
     }
 
     /// A whole binary message arrived: not part of the protocol (text frames only), answered like a frame that
@@ -239,6 +237,8 @@ final class SignalingSocket: Sendable {
 
     private func push(_ item: Inbound) -> Bool {
         let (start, pause) = state.withLock { state in
+            // Nothing the client sends after its close frame or a protocol violation reaches the hub.
+            if case .text = item, state.inputEnded { return (false, false) }
             state.inbox.append(item)
             let start = !state.isDraining
             state.isDraining = true

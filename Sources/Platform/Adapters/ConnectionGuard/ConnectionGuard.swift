@@ -22,12 +22,7 @@ public struct ConnectionLimits: Sendable, Hashable {
     }
 
     /// ``idleTimeout`` as NIO counts time (for `HTTP1Channel.Configuration(idleTimeout:)`).
-    public var idleTimeAmount: TimeAmount { Self.timeAmount(idleTimeout) }
-
-    static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let parts = duration.components
-        return .nanoseconds(parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
-    }
+    public var idleTimeAmount: TimeAmount { TimeAmount(idleTimeout) }
 }
 
 /// Keeps a server's ``ConnectionLimits``: one per server, shared by its connections. Give ``handlers()`` to
@@ -159,7 +154,7 @@ private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
         deadline?.cancel()
         let guarding = guarding
         let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: ConnectionLimits.timeAmount(guarding.limits.requestHeadTimeout)) {
+        deadline = context.eventLoop.scheduleTask(in: TimeAmount(guarding.limits.requestHeadTimeout)) {
             guarding.refused(channel.remoteAddress?.ipAddress ?? "unknown", .slowRequestHead)
             channel.close(promise: nil)
         }

@@ -56,7 +56,7 @@ private final class FirstRequestHeadDeadline: ChannelInboundHandler, RemovableCh
     func handlerAdded(context: ChannelHandlerContext) {
         let guarding = guarding
         let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: ConnectionLimits.timeAmount(guarding.limits.requestHeadTimeout)) {
+        deadline = context.eventLoop.scheduleTask(in: TimeAmount(guarding.limits.requestHeadTimeout)) {
             guarding.refused(channel.remoteAddress?.ipAddress ?? "unknown", .slowRequestHead)
             channel.close(promise: nil)
         }
