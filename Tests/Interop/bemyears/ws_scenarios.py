@@ -679,16 +679,7 @@ def raw_open(url: str, rcvbuf: int = 4096) -> socket.socket:
 
 
 def raw_send(sock: socket.socket, text: str) -> None:
-    data = text.encode()
-    mask = os.urandom(4)
-    header = bytes([0x81])
-    if len(data) < 126:
-        header += bytes([0x80 | len(data)])
-    elif len(data) < 65536:
-        header += bytes([0x80 | 126]) + struct.pack("!H", len(data))
-    else:
-        header += bytes([0x80 | 127]) + struct.pack("!Q", len(data))
-    sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+    sock.sendall(raw_frame(0x1, text.encode()))
 
 
 def raw_recv(sock: socket.socket) -> dict:
