@@ -29,6 +29,8 @@ APT_TEST_PACKAGES += nodejs node-ws
 APT_TEST_PACKAGES += pulseaudio pulseaudio-utils
 # Argus: a network camera for its tests, GStreamer's RTSP server through PyGObject (Debian's Python).
 APT_TEST_PACKAGES += python3-gi gir1.2-gst-rtsp-server-1.0
+# CribCall's privacy capture: Wireshark's dumpcap captures every interface of a whole session, tshark dissects it.
+APT_TEST_PACKAGES += tshark
 APT_DEMO_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUNTIME_PACKAGES) openssl python3
 # toukan-server: AAC decoding/encoding (avenc_aac, avdec_aac in -libav), offline speech recognition (the GStreamer
 # pocketsphinx element and its US English model), espeak-ng for spoken test fixtures, curl as an independent client.

@@ -59,10 +59,8 @@ import json
 import math
 import os
 import re
-import signal
 import struct
 import sys
-import threading
 import time
 import urllib.error
 import wave
@@ -76,7 +74,6 @@ from web_app import (  # noqa: E402
 )
 
 if selenium is not None:
-    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
 
 web_app.LOG_NAME[0] = "listener_app"
@@ -636,78 +633,7 @@ def main() -> int:
         Path(args.artifacts).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never download a driver
 
-    browser = Browser()
-    result: dict = {"ok": False}
-    printed = threading.Event()
-    print_lock = threading.Lock()
-
-    def emit() -> None:
-        with print_lock:
-            if printed.is_set():
-                return
-            printed.set()
-            result["total_ms"] = ms_since(START)
-            print(json.dumps(result), flush=True)
-
-    def watchdog(reason: str) -> None:
-        result.update(ok=False, step="overall", reason=reason)
-        log(reason)
-        browser.remember_tree()
-        browser.kill()
-        emit()
-        os._exit(3)
-
-    timers: list[threading.Timer] = []
-
-    def arm(seconds: float, reason: str) -> None:
-        for timer in timers:
-            timer.cancel()
-        timer = threading.Timer(seconds, watchdog, args=(reason,))
-        timer.daemon = True
-        timer.start()
-        timers.append(timer)
-
-    def on_ready() -> None:
-        with print_lock:
-            print(json.dumps({"event": "ready"}), flush=True)
-        arm(args.timeout, f"the walk did not complete within --timeout {args.timeout:.0f} s of the browser starting")
-
-    arm(args.launch_timeout, f"the browser did not start within --launch-timeout {args.launch_timeout:.0f} s")
-
-    def on_signal(signum, _frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    signal.signal(signal.SIGTERM, on_signal)
-
-    code = 1
-    try:
-        run(args, browser, result, on_ready)
-        result["ok"] = True
-        code = 0
-    except EnvironmentProblem as e:
-        result.update(step="environment", reason=str(e))
-        code = 2
-    except CheckFailed as e:
-        result.update(step=e.step, reason=e.reason)
-        code = 1
-    except KeyboardInterrupt as e:
-        result.update(step="interrupted", reason=str(e) or "interrupted")
-        code = 1
-    except WebDriverException as e:
-        result.update(step="webdriver", reason=(e.msg or str(e)).strip().splitlines()[0])
-        code = 2 if browser.driver is None else 1
-    except Exception as e:  # noqa: BLE001 - one JSON line whatever happened
-        result.update(step="unexpected", reason=f"{type(e).__name__}: {e}")
-        code = 1
-    finally:
-        if code != 0 and browser.driver is not None:
-            log("FAILED", result.get("step"), "-", result.get("reason"))
-            save_failure(args, browser, result)
-        browser.quit()
-        for timer in timers:
-            timer.cancel()
-    emit()
-    return code
+    return web_app.supervise(args, {"ok": False}, run, save_failure)
 
 
 def save_failure(args, browser: Browser, result: dict) -> None:

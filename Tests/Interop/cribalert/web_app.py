@@ -1027,8 +1027,16 @@ def main() -> int:
         Path(args.artifacts).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never download a driver
 
+    return supervise(args, {"ok": False, "url": re.sub(r"/s/[^/]+/", "/s/…/", args.url)}, run, save_failure)
+
+
+def supervise(args: argparse.Namespace, result: dict, run, save_failure) -> int:
+    """Runs a walk, `run(args, browser, result, on_ready)`, under --launch-timeout (until it calls on_ready, which
+    prints {"event": "ready"}) and then --timeout, with SIGTERM as an interruption; on failure `save_failure(args,
+    browser, result)` keeps the page's view. Prints `result` as ONE JSON line whatever happens (a watchdog that fires
+    prints it and exits 3) and returns the exit status: 0 passed, 1 a check failed, 2 the environment is not usable.
+    The browser is always shut down. Shared by web_app.py, listener_app.py and privacy_browser.py."""
     browser = Browser()
-    result: dict = {"ok": False, "url": re.sub(r"/s/[^/]+/", "/s/…/", args.url)}
     printed = threading.Event()
     print_lock = threading.Lock()
 

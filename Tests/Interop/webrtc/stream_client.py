@@ -29,7 +29,7 @@ import aioice.ice
 import rfc8785
 # aiortc is imported here, before the "ready" line, not when the stream starts: importing it has taken 20 s on a
 # loaded machine, which would have counted against the monitor's deadline for the first media.
-from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCConfiguration, RTCIceServer, RTCPeerConnection, RTCSessionDescription
 from aiortc.sdp import candidate_from_sdp
 import aiortc.codecs.opus  # noqa: F401
 from cryptography.hazmat.primitives import serialization
@@ -132,7 +132,9 @@ class Session:
             log("ignored before pairing:", kind)
 
     def make_peer_connection(self):
-        pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))  # host candidates only (§9)
+        # Host candidates only (§9); --stun configures a STUN server on purpose (the privacy capture's control run).
+        servers = [RTCIceServer(urls=[self.args.stun])] if self.args.stun else []
+        pc = RTCPeerConnection(RTCConfiguration(iceServers=servers))
 
         @pc.on("connectionstatechange")
         def on_state() -> None:
@@ -301,6 +303,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=40.0, help="give up this many seconds after ready")
     parser.add_argument("--ice-address", default=None,
                         help="the only host address aiortc gathers on (default: --host)")
+    parser.add_argument("--stun", default=None, metavar="stun:HOST:PORT",
+                        help="a STUN server for aiortc's ICE (only to prove that a capture catches one)")
     args = parser.parse_args()
     # aioice skips 127.0.0.1 and has no option for it: gather on one given address only.
     address = args.ice_address or args.host

@@ -417,7 +417,8 @@ class Flow:
         return sum(1 for _, _, k in self.packets if k == kind)
 
 
-def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_distinct: int) -> dict:
+def flows_of(packets: list[Packet], exclude: set[int]) -> tuple[dict, int]:
+    """The datagrams grouped by 5-tuple (direction-agnostic) and classified, and how many were left out by port."""
     flows: dict = {}
     excluded = 0
     for position, packet in enumerate(packets):
@@ -428,6 +429,15 @@ def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_
         data = packet.payload
         kind = classify(data[0], data[1] if len(data) > 1 else None) if data else "other"
         flows.setdefault(ends, Flow(ends)).packets.append((position, packet, kind))
+    return flows, excluded
+
+
+def flow_text(flow: Flow) -> str:
+    return " <-> ".join(endpoint_text(e) for e in flow.ends)
+
+
+def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_distinct: int) -> dict:
+    flows, excluded = flows_of(packets, exclude)
     media = max(flows.values(), key=lambda f: (f.count("rtp"), f.count("rtcp")), default=None)
     if media is not None and media.count("rtp") + media.count("rtcp") == 0:
         media = None
@@ -436,7 +446,7 @@ def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_
         "udpPackets": sum(len(f.packets) for f in flows.values()) + excluded,
         "excludedPackets": excluded,
         "excludedPorts": sorted(exclude),
-        "mediaFlow": " <-> ".join(endpoint_text(e) for e in media.ends) if media else None,
+        "mediaFlow": flow_text(media) if media else None,
     }
 
     # Every other flow: counts only (d).
@@ -445,7 +455,7 @@ def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_
         if flow is media:
             continue
         counts = Counter(kind for _, _, kind in flow.packets)
-        others.append({"flow": " <-> ".join(endpoint_text(e) for e in flow.ends), **counts})
+        others.append({"flow": flow_text(flow), **counts})
         if counts["rtp"] or counts["rtcp"]:
             failures.append(f"RTP/RTCP-looking packets on another flow: {others[-1]}")
     summary["otherFlows"] = others
@@ -455,6 +465,17 @@ def analyse(packets: list[Packet], exclude: set[int], minimum_rtp: int, minimum_
                        failures=failures + ["no RTP on the wire at all"])
         return summary
 
+    judged = judge_flow(media, minimum_rtp, minimum_distinct)
+    summary.update(judged)
+    summary["failures"] = failures + judged["failures"]
+    summary["encrypted"] = not summary["failures"]
+    return summary
+
+
+def judge_flow(media: Flow, minimum_rtp: int, minimum_distinct: int) -> dict:
+    """Criteria (a) to (c) for one flow carrying RTP/RTCP: its figures, `failures` and `encrypted`."""
+    failures = []
+    summary: dict = {}
     counts = Counter(kind for _, _, kind in media.packets)
     first_media = next(position for position, _, kind in media.packets if kind in ("rtp", "rtcp"))
 

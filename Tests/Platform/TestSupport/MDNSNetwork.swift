@@ -6,23 +6,36 @@ import Testing
 #endif
 
 /// A hermetic two-host LAN for discovery and end-to-end tests: network namespaces A (10.78.0.1) and B
-/// (10.78.0.2) joined by a veth pair, and in the chosen namespaces a private D-Bus system bus (socket in a temp directory) plus an
+/// (10.78.0.2) joined by a veth pair — or, `withRouter`, each joined to a bridge in a third namespace R, the home
+/// router (10.78.0.254, the hosts' default route) standing for the way to the internet (it also holds
+/// ``internetAddress``, a server "out there") — and in the chosen namespaces a private D-Bus system bus (socket in a temp directory) plus an
 /// avahi-daemon bound to it. Nothing touches the host's network, bus or /run: avahi runs in the mount namespace
 /// `ip netns exec` creates, on a private tmpfs /run. Everything is removed again by ``with(avahiIn:_:)``.
 public final class MDNSNetwork: Sendable {
     public static let addressA = "10.78.0.1"
     public static let addressB = "10.78.0.2"
+    /// The LAN's subnet.
+    public static let subnet = "10.78.0.0/24"
+    /// The router's address on the LAN (the hosts' default route), with a router.
+    public static let routerAddress = "10.78.0.254"
+    /// An address beyond the router (TEST-NET-3, RFC 5737), held by the router namespace: a server on the internet.
+    public static let internetAddress = "203.0.113.1"
 
-    /// The namespace names.
+    /// The namespace names (`r`, the router's, only with a router).
     public let a: String
     public let b: String
+    public let r: String?
     private let directory: URL
 
-    private init(tag: String, directory: URL) {
+    private init(tag: String, directory: URL, router: Bool) {
         a = "sd\(tag)a"
         b = "sd\(tag)b"
+        r = router ? "sd\(tag)r" : nil
         self.directory = directory
     }
+
+    /// Every namespace of this network.
+    public var namespaces: [String] { [a, b] + (r.map { [$0] } ?? []) }
 
     /// Why the namespace tests cannot run here, or nil. Root and the Debian tools are required.
     public static func unavailableReason() -> String? {
@@ -50,13 +63,17 @@ public final class MDNSNetwork: Sendable {
     /// - Parameters:
     ///   - busIn: Namespaces that get a private D-Bus system bus (default: those with avahi).
     ///   - avahiIn: Namespaces that get a private D-Bus and avahi-daemon (by name: "a", "b").
+    ///   - withRouter: Join A and B through a router namespace that is their default route (default: a plain
+    ///     veth pair and no default route at all).
     public static func with(
         busIn: Set<String>? = nil,
         avahiIn: Set<String>,
+        withRouter: Bool = false,
         _ body: (MDNSNetwork) async throws -> Void
     ) async throws {
         let tag = String(UInt32.random(in: 0..<UInt32.max), radix: 16)
-        let network = MDNSNetwork(tag: tag, directory: try Subprocess.temporaryDirectory("mdns"))
+        let network = MDNSNetwork(
+            tag: tag, directory: try Subprocess.temporaryDirectory("mdns"), router: withRouter)
         var daemons: [BackgroundProcess] = []
         do {
             try await network.createNamespaces()
@@ -92,20 +109,35 @@ public final class MDNSNetwork: Sendable {
     }
 
     private func createNamespaces() async throws {
-        try await ip("netns", "add", a)
-        try await ip("netns", "add", b)
-        // The veth ends are named after their namespaces.
-        try await ip("link", "add", a, "netns", a, "type", "veth", "peer", "name", b, "netns", b)
+        for namespace in namespaces { try await ip("netns", "add", namespace) }
+        // The hosts' veth ends are named after their namespaces.
+        if let r {
+            // The router: a bridge ("lan0") with a port for each host ("port-a", "port-b"), the router's LAN
+            // address on the bridge, the internet server's on its loopback. Multicast snooping off: a plain switch.
+            try await ip("-n", r, "link", "add", "lan0", "type", "bridge", "mcast_snooping", "0")
+            for (host, port) in [(a, "port-a"), (b, "port-b")] {
+                try await ip("link", "add", host, "netns", host, "type", "veth", "peer", "name", port, "netns", r)
+                try await ip("-n", r, "link", "set", port, "master", "lan0")
+                try await ip("-n", r, "link", "set", port, "up")
+            }
+            try await ip("-n", r, "addr", "add", "\(Self.routerAddress)/24", "dev", "lan0")
+            try await ip("-n", r, "addr", "add", "\(Self.internetAddress)/32", "dev", "lo")
+            try await ip("-n", r, "link", "set", "lo", "up")
+            try await ip("-n", r, "link", "set", "lan0", "up")
+        } else {
+            try await ip("link", "add", a, "netns", a, "type", "veth", "peer", "name", b, "netns", b)
+        }
         try await ip("-n", a, "addr", "add", "\(Self.addressA)/24", "dev", a)
         try await ip("-n", b, "addr", "add", "\(Self.addressB)/24", "dev", b)
         for namespace in [a, b] {
             try await ip("-n", namespace, "link", "set", "lo", "up")
             try await ip("-n", namespace, "link", "set", namespace, "up")
+            if r != nil { try await ip("-n", namespace, "route", "add", "default", "via", Self.routerAddress) }
         }
     }
 
     private func destroy() async {
-        for namespace in [a, b] { await NetworkNamespace.delete(namespace) }
+        for namespace in namespaces { await NetworkNamespace.delete(namespace) }
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -31,6 +31,37 @@ enum SessionDescriptionText {
         lines(of: sdp).filter { $0.hasPrefix("a=fingerprint:") }.map { String($0.dropFirst("a=fingerprint:".count)) }
     }
 
+    /// Whether an ICE candidate (`candidate:…` line, RFC 8839 §5.1) names its address by a hostname — a
+    /// browser's mDNS name such as `7f…-….local` — instead of an IP address literal. False for the empty
+    /// end-of-candidates line and for lines too short to have an address.
+    static func candidateNamesHost(_ candidate: String) -> Bool {
+        let fields = candidate.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 5 else { return false }
+        return !isAddressLiteral(fields[4])
+    }
+
+    /// `sdp` without its `a=candidate:` lines that name a hostname (``candidateNamesHost(_:)``); the rest is kept
+    /// byte for byte (line ends included).
+    static func removingHostnameCandidates(from sdp: String) -> String {
+        let separator = sdp.contains("\r\n") ? "\r\n" : "\n"
+        let kept = lines(of: sdp).filter { line in
+            !(line.hasPrefix("a=candidate:") && candidateNamesHost(String(line.dropFirst(2))))
+        }
+        return kept.joined(separator: separator)
+    }
+
+    /// An IPv4 dotted quad, or an IPv6 literal (hex digits and colons, an embedded IPv4 tail, a `%zone`).
+    static func isAddressLiteral(_ text: Substring) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4,
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { ("0"..."9").contains($0) } })
+        {
+            return parts.allSatisfy { Int($0)! <= 255 }
+        }
+        let address = text.prefix { $0 != "%" }
+        return address.contains(":") && address.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+    }
+
     /// The media kinds of the `m=` lines in order, e.g. `["audio", "video"]`.
     static func mediaKinds(in sdp: String) -> [String] {
         lines(of: sdp).filter { $0.hasPrefix("m=") }.map { line in

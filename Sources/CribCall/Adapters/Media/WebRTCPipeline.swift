@@ -371,7 +371,10 @@ final class WebRTCPipeline: Sendable {
         }
         let refusal = await withCheckedContinuation { (waiter: CheckedContinuation<String?, Never>) in
             do throws(GStreamerError) {
-                try webrtc.setRemoteDescription(type, sdp) { refusal in waiter.resume(returning: refusal?.reason) }
+                // Without hostname candidates (see addRemoteCandidate): a browser's answer carries its mDNS ones.
+                try webrtc.setRemoteDescription(type, SessionDescriptionText.removingHostnameCandidates(from: sdp)) {
+                    refusal in waiter.resume(returning: refusal?.reason)
+                }
             } catch {
                 waiter.resume(returning: error.message)
             }
@@ -391,6 +394,11 @@ final class WebRTCPipeline: Sendable {
             Result { () throws(MediaError) in try state.signaling.remoteCandidateLine(candidate) }
         }
         let index = try line.get()
+        // A candidate named by a hostname (a browser's mDNS name, "<uuid>.local") is left out: webrtcbin would
+        // resolve it with getaddrinfo, which asks the unicast DNS server (beyond the LAN) whenever no mDNS resolver
+        // is in nsswitch.conf — the privacy capture caught it. ICE connects all the same: the peer's checks reach
+        // our host candidates and its address is learnt from them (peer-reflexive).
+        if SessionDescriptionText.candidateNamesHost(candidate.candidate) { return }
         // An empty candidate ends the remote candidates (webrtcbin 1.22 treats "" as end-of-candidates).
         webrtc.addICECandidate(mlineIndex: index, candidate.candidate)
     }

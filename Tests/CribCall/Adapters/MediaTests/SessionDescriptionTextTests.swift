@@ -22,6 +22,40 @@ struct SessionDescriptionTextTests {
         #expect(rewritten.hasSuffix("a=mid:video1\r\n"))
     }
 
+    @Test("a candidate named by an mDNS hostname is told from one with an IPv4 or IPv6 address")
+    func candidateHostnames() {
+        for named in [
+            "candidate:1 1 udp 2113937151 7f3b0c1e-54f2-4c2a-9d2e-1b6f0e2a9c11.local 51234 typ host generation 0",
+            "candidate:1 1 UDP 2130706431 nursery.lan 9 typ host",
+            "candidate:1 1 UDP 2130706431 10.0.0.256 9 typ host",
+            "candidate:1 1 UDP 2130706431 1.2.3 9 typ host",
+        ] {
+            #expect(SessionDescriptionText.candidateNamesHost(named), "\(named)")
+        }
+        for literal in [
+            "candidate:1 1 UDP 2130706431 10.78.0.2 51234 typ host", "candidate:2 1 udp 1 fe80::1%eth0 9 typ host",
+            "candidate:3 1 UDP 1 2001:db8::1 9 typ host", "candidate:4 1 UDP 1 ::ffff:192.0.2.1 9 typ host",
+            "", "candidate:5 1 UDP",
+        ] {
+            #expect(!SessionDescriptionText.candidateNamesHost(literal), "\(literal)")
+        }
+    }
+
+    @Test("a remote description loses its hostname candidates and keeps everything else byte for byte")
+    func removesHostnameCandidates() {
+        let named = "a=candidate:1 1 udp 2113937151 4142d827-4f40-4c7f-8883-5f5a30d2b915.local 41973 typ host"
+        let literal = "a=candidate:2 1 udp 2113939711 10.78.0.2 41974 typ host"
+        for separator in ["\r\n", "\n"] {
+            let sdp = ["v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 111", named, literal, "a=end-of-candidates", ""]
+                .joined(separator: separator)
+            #expect(
+                SessionDescriptionText.removingHostnameCandidates(from: sdp)
+                    == ["v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 111", literal, "a=end-of-candidates", ""]
+                    .joined(separator: separator))
+        }
+        #expect(SessionDescriptionText.removingHostnameCandidates(from: Self.offer) == Self.offer)
+    }
+
     @Test("mids and media kinds are read per media section")
     func readsMids() {
         #expect(SessionDescriptionText.mids(in: Self.offer) == ["audio0", "video1"])
