@@ -228,7 +228,8 @@ def read_monitor_address(mon: Window, mon_api: Api, result: dict) -> tuple[int, 
     return int(port_text), shown, state["name"]
 
 
-def walk_listener_start(lis: Window, args) -> None:
+def open_listener_app(lis: Window, args) -> None:
+    """The listener's app as a parent opens it: the welcome and its disclaimer (the first time), then Monitors."""
     lis.use()
     lis.d.get(args.listener_url)
     s = lis.wait("the listener's first screen", lambda: (s := lis.snapshot())["screen"] not in (None, "loading") and s)
@@ -241,6 +242,10 @@ def walk_listener_start(lis: Window, args) -> None:
         lis.wait("Continue enabled", start.is_enabled, timeout=3)
         start.click()
     lis.wait_screen("monitors")
+
+
+def walk_listener_start(lis: Window, args) -> None:
+    open_listener_app(lis, args)
     lis.capture("monitors-empty", "monitors-empty")
 
 

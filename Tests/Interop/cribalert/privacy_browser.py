@@ -45,21 +45,6 @@ BROWSER_SERVICES_OFF = [
 ]
 
 
-def walk_open(lis: listener_app.Window, args) -> None:
-    """The app as a parent opens it: the welcome (first time), then the Monitors screen."""
-    lis.use()
-    lis.d.get(args.listener_url)
-    s = lis.wait("the listener's first screen", lambda: (s := lis.snapshot())["screen"] not in (None, "loading") and s)
-    if s["role"] != "listener":
-        raise CheckFailed("listener", f"the page's role is {s['role']!r}")
-    if s["screen"] == "welcome":
-        start = lis.control("Continue", enabled=False)
-        lis.control("I understand this is a safety aid, not a medical device.", tags=("input",)).click()
-        lis.wait("Continue enabled", start.is_enabled, timeout=3)
-        start.click()
-    lis.wait_screen("monitors")
-
-
 def run(args, browser: Browser, result: dict, on_ready) -> None:
     try:
         status, body = http(args.listener_url, timeout=5)
@@ -76,7 +61,7 @@ def run(args, browser: Browser, result: dict, on_ready) -> None:
     result["browser"] = f"{caps.get('browserName')} {caps.get('browserVersion')}"
     lis = listener_app.Window(driver, args, api, result, listener_app.open_window(driver, True), "P")
     on_ready()
-    walk_open(lis, args)
+    listener_app.open_listener_app(lis, args)
     listener_app.walk_monitors(lis, api, result)
     session = listener_app.walk_video(lis, api, result)
     listener_app.walk_end(lis, api, session, result)
