@@ -32,7 +32,9 @@ Rules (every one must hold)
    channel, mDNS and DNS left out) and classified by RFC 7983; every flow carrying anything RTP/RTCP-shaped is judged by
    srtp_wire_check.py's criteria (a)-(c) without keys: a DTLS handshake selecting an encrypting SRTP profile before
    the media, SRTCP with E=1 and increasing indices, payloads that look like ciphertext. At least --min-media-flows
-   such flows must be seen (so a session whose stream never ran cannot pass by having no media).
+   such flows must be seen (so a session whose stream never ran cannot pass by having no media). A flow ICE moved a
+   stream to mid-way (no handshake of its own, the same SSRCs as the latest earlier encrypted flow between the same
+   two hosts) is judged together with that flow ("continues").
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ DNS_PORT = 53
 
 FIELDS = ["frame.number", "frame.interface_name", "eth.type", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst",
           "udp.srcport", "udp.dstport", "tcp.srcport", "tcp.dstport", "stun.type",
-          "udp.payload", "frame.protocols", "dns.qry.name"]
+          "udp.payload", "frame.protocols", "dns.qry.name", "eth.src", "eth.dst"]
 
 
 class CaptureError(Exception):
@@ -121,6 +123,41 @@ def stun_name(kind: int) -> str:
     return f"{STUN_METHODS.get(method, f'method 0x{method:03x}')} {STUN_CLASSES[klass]}"
 
 
+def as_continuation(flow, judged: dict, earlier: list, hosts_of: dict, interface: str, min_rtp: int):
+    """ICE may move a stream to another candidate pair mid-way (a new 5-tuple, the same DTLS association and SSRCs):
+    such a flow has no handshake of its own and may be too short to judge. It passes as the continuation of the
+    latest earlier encrypted flow between the same two hosts (MAC addresses) if every SSRC it carries was there, and
+    the two judged as one flow pass. Returns the judgement to keep and the flow it continues (or None)."""
+    hosts = hosts_of.get((interface, flow.ends))
+    ssrcs = set(judged.get("rtpSsrcs") or [])
+    if not all(short_flow_excuse(failure, judged) for failure in judged["failures"]):
+        return judged, None  # plain RTCP, Opus TOC bytes, no room for a tag, …: not excused by being a continuation
+    for previous, verdict in reversed(earlier):
+        if not verdict["encrypted"] or hosts_of.get((interface, previous.ends)) != hosts:
+            continue
+        if not ssrcs or not ssrcs <= set(verdict.get("rtpSsrcs") or []):
+            return judged, None
+        merged = wire.Flow(previous.ends, sorted(previous.packets + flow.packets, key=lambda p: p[0]))
+        together = wire.judge_flow(merged, min_rtp, 64)
+        return (together, wire.flow_text(previous)) if together["encrypted"] else (judged, None)
+    return judged, None
+
+
+def short_flow_excuse(failure: str, judged: dict) -> bool:
+    """Whether `failure` is one a continuation may have: no handshake of its own, too few packets to judge, and
+    the payload statistics that need many packets — as long as what there is looks like ciphertext (at least 60 %
+    of the distinct first bytes uniform random bytes would give)."""
+    if failure.startswith("no DTLS-SRTP handshake") or ("RTP packets (need" in failure):
+        return True
+    if "distinct first payload bytes" in failure:
+        count = judged.get("rtp", 0)
+        expected = 256 * (1 - (255 / 256) ** count)
+        return judged.get("rtpDistinctFirstBytes", 0) >= 0.6 * expected
+    if failure.startswith("payload byte entropy"):
+        return judged.get("rtpPayloadBytes", 0) < 2048
+    return False
+
+
 def first(frame: dict, name: str) -> str | None:
     values = frame.get(name) or []
     return values[0] if values else None
@@ -140,6 +177,7 @@ def check(paths: list[str], control_ports: set[int], min_media_flows: int, min_r
         host = Path(path).name.removesuffix(".pcapng")
         frames = read_capture(path)
         per_interface: dict[str, list[wire.Packet]] = {}
+        hosts_of: dict = {}  # (interface, flow ends) -> the two hosts' MAC addresses
         interfaces: Counter = Counter()
         for frame in frames:
             number = first(frame, "frame.number")
@@ -176,6 +214,8 @@ def check(paths: list[str], control_ports: set[int], min_media_flows: int, min_r
             src = (sources[0], int(first(frame, "udp.srcport")))
             dst = (destinations[0], int(first(frame, "udp.dstport")))
             per_interface.setdefault(interface, []).append(wire.Packet(src, dst, payload))
+            hosts_of.setdefault((interface, tuple(sorted((src, dst)))),
+                                frozenset(frame["eth.src"][:1] + frame["eth.dst"][:1]))
             if {src[1], dst[1]} & (control_ports | {wire.MDNS_PORT}):
                 continue
             message = parse_stun(payload)
@@ -205,12 +245,17 @@ def check(paths: list[str], control_ports: set[int], min_media_flows: int, min_r
         for interface, packets in sorted(per_interface.items()):
             # DNS is judged by rule 1 (its transaction id can look like an RTP header), never as media.
             flows, _ = wire.flows_of(packets, control_ports | {wire.MDNS_PORT, DNS_PORT})
-            for flow in flows.values():
+            judged_flows: list = []  # (flow, judgement), in the order the flows began
+            for flow in sorted(flows.values(), key=lambda f: f.packets[0][0]):
                 if flow.count("rtp") + flow.count("rtcp") == 0:
                     continue
                 judged = wire.judge_flow(flow, min_rtp, 64)
+                continued = None
+                if not judged["encrypted"]:
+                    judged, continued = as_continuation(flow, judged, judged_flows, hosts_of, interface, min_rtp)
+                judged_flows.append((flow, judged))
                 media.append({
-                    "host": host, "interface": interface, "flow": wire.flow_text(flow),
+                    "host": host, "interface": interface, "flow": wire.flow_text(flow), "continues": continued,
                     "encrypted": judged["encrypted"], "rtp": judged["rtp"], "rtcp": judged["rtcp"],
                     "srtcp": judged.get("srtcp"), "srtpProfile": judged.get("srtpProfile"),
                     "rtpPayloadTypes": judged.get("rtpPayloadTypes"),

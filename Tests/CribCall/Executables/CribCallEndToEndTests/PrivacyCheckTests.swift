@@ -57,12 +57,14 @@ struct PrivacyCheckTests {
         pcap.add("\(listener):52000", "\(monitor):41000", binding(ice: true))
         pcap.add("\(monitor):41000", "\(listener):52000", binding(method: 0x0101, ice: false))
         pcap.add("\(monitor):41000", "\(listener):52000", binding(method: 0x0011, ice: false))
-        // The call; its STUN stand-ins (bare headers) are left out: the ICE checks above are the real shape.
-        for packet in SyntheticCapture().packets
-        where packet.bytes.count < 8 || !packet.bytes[4..<8].elementsEqual([0x21, 0x12, 0xA4, 0x42]) {
-            pcap.add(packet.src, packet.dst, packet.bytes)
-        }
+        for packet in callWithoutBareSTUN(SyntheticCapture()) { pcap.add(packet.src, packet.dst, packet.bytes) }
         return pcap
+    }
+
+    /// A synthetic call without its STUN stand-ins (bare headers, which this check takes for STUN server queries):
+    /// the ICE checks of ``cleanSession()`` are the real shape.
+    static func callWithoutBareSTUN(_ call: SyntheticCapture) -> [(src: String, dst: String, bytes: [UInt8])] {
+        call.packets.filter { $0.bytes.count < 8 || !$0.bytes[4..<8].elementsEqual([0x21, 0x12, 0xA4, 0x42]) }
     }
 
     @Test("a LAN session of mDNS, ICE checks and a DTLS-SRTP call passes")
@@ -74,6 +76,41 @@ struct PrivacyCheckTests {
         #expect(stun["iceChecks"] == 1 && stun["Binding success response"] == 1, "\(stun)")
         #expect(stun["Binding indication"] == 1, "\(stun)")
         #expect(verdict["stunTypeDisagreementsWithTshark"] as? Int == 0, "\(verdict)")
+    }
+
+    @Test(
+        "a stream ICE moves to another candidate pair mid-way passes as its association's continuation, unless plain",
+        arguments: [true, false])
+    func streamMovedToAnotherPair(encryptedAfterTheMove: Bool) async throws {
+        var pcap = SyntheticPcap()
+        let packets = Self.callWithoutBareSTUN(SyntheticCapture())
+        // The same call in the clear (the same structure and SSRCs, packet for packet).
+        let plain = Self.callWithoutBareSTUN(SyntheticCapture(encryptedRTP: false, encryptedRTCP: false))
+        let moved = "10.78.0.2:52002"
+        // The last quarter (about 60 RTP packets: too few to judge alone, and no handshake) on the new pair.
+        for (index, packet) in packets.enumerated() {
+            let late = index > packets.count * 3 / 4
+            pcap.add(
+                late && packet.src == SyntheticCapture.listener ? moved : packet.src,
+                late && packet.dst == SyntheticCapture.listener ? moved : packet.dst,
+                late && !encryptedAfterTheMove ? plain[index].bytes : packet.bytes)
+        }
+        guard let verdict = try await Self.verdict(pcap, minimumMediaFlows: 2) else { return }
+        let media = verdict["media"] as? [[String: Any]] ?? []
+        if encryptedAfterTheMove {
+            #expect(verdict["ok"] as? Bool == true, "\(verdict)")
+            #expect(
+                media.last?["continues"] as? String == "\(SyntheticCapture.monitor) <-> \(SyntheticCapture.listener)",
+                "\(media)")
+        } else {
+            let failures = verdict["failures"] as? [String] ?? []
+            #expect(verdict["ok"] as? Bool == false, "\(verdict)")
+            #expect(
+                failures.contains {
+                    $0.hasPrefix("media that is not DTLS-SRTP on host/?, 10.78.0.1:41000 <-> \(moved)")
+                },
+                "\(failures)")
+        }
     }
 
     @Test(
@@ -107,7 +144,7 @@ struct PrivacyCheckTests {
             pcap = Self.cleanSession()
             pcap.add("\(Self.listener):52001", "10.78.0.9:3478", Self.binding(method: 0x0003, ice: false))
         case "plain RTP and RTCP":
-            for packet in SyntheticCapture(encryptedRTP: false, encryptedRTCP: false).packets {
+            for packet in Self.callWithoutBareSTUN(SyntheticCapture(encryptedRTP: false, encryptedRTCP: false)) {
                 pcap.add(packet.src, packet.dst, packet.bytes)
             }
         default:
