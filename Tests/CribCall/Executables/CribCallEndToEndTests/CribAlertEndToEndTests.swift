@@ -14,6 +14,7 @@ struct CribAlertEndToEndTests {
         guard CribCallEndToEndTests.canRun("CribAlert end to end") else { return }
         try await MDNSNetwork.with(avahiIn: ["a", "b"]) { network in
             let lan = try TwoHouseholdDevices(network)
+            defer { lan.removeData() }
             let dadDirectory = try Subprocess.temporaryDirectory("e2e-dad")
             defer { try? FileManager.default.removeItem(at: dadDirectory) }
             let (monitor, ready) = try await lan.startMonitor(

@@ -20,6 +20,7 @@ struct CribCallEndToEndTests {
         guard Self.canRun("pinPairing") else { return }
         try await MDNSNetwork.with(avahiIn: ["a", "b"]) { network in
             let lan = try TwoHouseholdDevices(network)
+            defer { lan.removeData() }
             let (monitor, ready) = try await lan.startMonitor(["--name", "Nursery"])
             defer { Task { await monitor.stop() } }
 
@@ -75,6 +76,7 @@ struct CribCallEndToEndTests {
         guard Self.canRun("qrPairing") else { return }
         try await MDNSNetwork.with(avahiIn: ["a", "b"]) { network in
             let lan = try TwoHouseholdDevices(network)
+            defer { lan.removeData() }
             let (monitor, ready) = try await lan.startMonitor(["--name", "Guest Room", "--qr"])
             defer { Task { await monitor.stop() } }
             let qrLine = await monitor.line { lan.event($0) == "qr" }
@@ -129,6 +131,7 @@ struct CribCallLiveStreamEndToEndTests {
         guard MDNSNetwork.available(for: "liveAudio") else { return }
         try await MDNSNetwork.with(busIn: [], avahiIn: []) { network in
             let lan = try TwoHouseholdDevices(network)
+            defer { lan.removeData() }
             // The nursery's "microphone": a steady 523 Hz tone (a file looped in real time), so every second of
             // the stream has sound; detection and the stream share it.
             let tone = lan.monitorDirectory.appendingPathComponent("nursery.wav")
@@ -300,6 +303,11 @@ struct TwoHouseholdDevices {
         cribcall = try Subprocess.builtProduct("cribcall")
         monitorDirectory = try Subprocess.temporaryDirectory("e2e-monitor")
         listenerDirectory = try Subprocess.temporaryDirectory("e2e-listener")
+    }
+
+    /// Deletes both data directories (at the end of a test).
+    func removeData() {
+        for directory in [monitorDirectory, listenerDirectory] { try? FileManager.default.removeItem(at: directory) }
     }
 
     var monitorData: [String] { ["--data-dir", monitorDirectory.path] }

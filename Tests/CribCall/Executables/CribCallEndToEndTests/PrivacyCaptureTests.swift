@@ -54,11 +54,7 @@ struct PrivacyCaptureTests {
         }
         try await MDNSNetwork.with(busIn: [], avahiIn: [], withRouter: true) { network in
             let lan = try TwoHouseholdDevices(network)
-            defer {
-                for directory in [lan.monitorDirectory, lan.listenerDirectory] {
-                    try? FileManager.default.removeItem(at: directory)
-                }
-            }
+            defer { lan.removeData() }
             let artifacts = try PrivacySession.artifacts("privacy-stun")
             let router = try #require(network.r)
             // A STUN server on the internet: coturn, STUN only, on the address beyond the router.
@@ -167,9 +163,8 @@ struct PrivacySession {
     }
 
     func removeData() {
-        for directory in [lan.monitorDirectory, lan.listenerDirectory, inputs] {
-            try? FileManager.default.removeItem(at: directory)
-        }
+        lan.removeData()
+        try? FileManager.default.removeItem(at: inputs)
     }
 
     private mutating func keep(_ name: String, _ process: BackgroundProcess) {
