@@ -20,7 +20,8 @@ status 0 when every rule holds, 1 when one does not, 2 when the input cannot be 
    and its last 32 bytes (the raw key) in hex, base64 and base64url. A secret may appear only in a --json line
    whose "event" is a --display-event (the monitor's "pin" and "qr" events are how the PIN and the code are shown
    to the parent: that is their purpose); anywhere else — before or after pairing — is a failure. A PIN (digits)
-   counts only as a whole number, not inside a longer run of digits (a timestamp).
+   counts only as a whole number, not inside a longer run of digits (a timestamp). The --secrets must not be kept
+   in the database or key files either.
 """
 
 from __future__ import annotations
@@ -171,7 +172,17 @@ def main() -> int:
                         shown[label] = shown.get(label, 0) + 1
                         continue
                     failures.append(f"{Path(log).name}:{number}: {label} in a log line: {line[:160]}")
-        summary.update(linesChecked=lines_checked, secretsShownOnlyBy=shown, keyNeedles=len(needles))
+        # Nor are the pairing secrets kept on disk: the database (its journal too) and the key files.
+        stored = [path for directory in summary["dataDirs"] for path in
+                  (Path(directory) / name for name in summary["dataDirs"][directory])
+                  if ".sqlite" in path.name or path.suffix == ".pem"]
+        for path in stored:
+            data = path.read_bytes()
+            for label, pattern in secrets:
+                if re.search(pattern.pattern.encode(), data):
+                    failures.append(f"{path}: {label} is kept in the file")
+        summary.update(linesChecked=lines_checked, secretsShownOnlyBy=shown, keyNeedles=len(needles),
+                       filesSearchedForSecrets=len(stored))
     except (OSError, ValueError, sqlite3.Error) as error:
         print(json.dumps({"event": "error", "error": str(error)}), flush=True)
         return 2

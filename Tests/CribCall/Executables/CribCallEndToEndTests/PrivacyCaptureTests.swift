@@ -337,5 +337,6 @@ struct PrivacySession {
         let shown = verdict["secretsShownOnlyBy"] as? [String: Int] ?? [:]
         #expect(shown.count == 4 && shown.values.allSatisfy { $0 >= 1 }, "\(verdict)")
         #expect((verdict["keyNeedles"] as? Int ?? 0) >= 10, "\(verdict)")
+        #expect((verdict["filesSearchedForSecrets"] as? Int ?? 0) >= 6, "both databases and key files: \(verdict)")
     }
 }

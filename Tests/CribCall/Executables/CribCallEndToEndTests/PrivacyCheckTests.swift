@@ -195,3 +195,89 @@ struct SyntheticPcap {
         return Data(bytes)
     }
 }
+
+/// The at-rest check has teeth: a data directory with a stray file, a world-readable key, media and the pairing
+/// token in its database, and logs repeating the PIN and a line of the key fail on each; the same directory
+/// cleaned up passes.
+@Suite(.heavy("at_rest_check.py over a made-up data directory"))
+struct AtRestCheckTests {
+    static let pin = "482913"
+    static let token = "q8Zk3xY_v1-Ab2Cd3Ef4Gg"
+
+    /// at_rest_check.py's verdict on `directory` (allowed: the database and the key) and `log`.
+    static func verdict(_ directory: URL, log: String) async throws -> [String: Any] {
+        let logFile = directory.deletingLastPathComponent().appendingPathComponent("session.log")
+        try log.write(to: logFile, atomically: true, encoding: .utf8)
+        let result = try await Subprocess.run(
+            try SRTPWireCheck.python(),
+            [
+                Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/wire/at_rest_check.py").path,
+                "--data-dir", "\(directory.path):cribcall.sqlite,identity.pem", "--log", logFile.path,
+                "--secret", "the PIN=\(pin)", "--secret", "the pairing token=\(token)", "--display-event", "pin",
+            ])
+        return try #require(
+            result.stdoutText.split(separator: "\n").last.flatMap { jsonObject(String($0)) },
+            "at_rest_check.py: \(result.stderrText)")
+    }
+
+    @Test("each rule fails on what it exists to catch, and a clean directory passes")
+    func rulesFail() async throws {
+        for tool in ["sqlite3", "openssl"] where (try? Subprocess.resolve(tool)) == nil {
+            Issue.record("\(tool) is missing: make test installs it")
+            return
+        }
+        let root = try Subprocess.temporaryDirectory("at-rest-check")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let key = data.appendingPathComponent("identity.pem")
+        #expect(
+            try await Subprocess.run("openssl", ["genpkey", "-algorithm", "ed25519", "-out", key.path]).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key.path)
+        let database = data.appendingPathComponent("cribcall.sqlite").path
+        let created = try await Subprocess.run(
+            "sqlite3",
+            [
+                database,
+                "CREATE TABLE event (id TEXT, picture BLOB); CREATE TABLE setting (value TEXT);"
+                    + "INSERT INTO event VALUES ('e1', X'FFD8FFE000104A46494600010100');"
+                    + "INSERT INTO setting VALUES ('{\"pending\": \"\(Self.token)\"}');",
+            ])
+        #expect(created.status == 0, "\(created.stderrText)")
+        try Data("frame".utf8).write(to: data.appendingPathComponent("snapshot.jpg"))
+        let pem = try String(contentsOf: key, encoding: .utf8)
+        let keyLine = try #require(pem.split(separator: "\n").first { !$0.hasPrefix("-----") })
+        let log = [
+            #"{"event":"pin","pin":"\#(Self.pin)"}"#, #"{"event":"paired","method":"pin"}"#,
+            "debug: the PIN was \(Self.pin)", "loaded key \(keyLine)", #"{"event":"seq","at":17640\#(Self.pin)123}"#,
+        ].joined(separator: "\n")
+
+        let dirty = try await Self.verdict(data, log: log)
+        let failures = dirty["failures"] as? [String] ?? []
+        #expect(dirty["ok"] as? Bool == false, "\(dirty)")
+        for expected in [
+            "an unexpected file 'snapshot.jpg'", "a private key readable by others (mode 0644",
+            "event.picture holds a JPEG/JFIF blob", "a JPEG/JFIF signature", "the pairing token is kept in the file",
+            "session.log:3: the PIN in a log line", "session.log:4: a line of a private key (base64) in a log line",
+        ] {
+            #expect(failures.contains { $0.contains(expected) }, "\(expected): \(failures)")
+        }
+        // The PIN shown by its own event, and the digits inside a longer number, are not failures.
+        #expect(!failures.contains { $0.contains("session.log:1:") || $0.contains("session.log:5:") }, "\(failures)")
+        #expect(failures.count == 7, "\(failures)")
+
+        // Cleaned up: the picture and the token gone (VACUUM: not even in free pages), the stray file and the lines
+        // removed, the key 0600.
+        let cleaned = try await Subprocess.run(
+            "sqlite3", [database, "DELETE FROM event; DELETE FROM setting; VACUUM;"])
+        #expect(cleaned.status == 0, "\(cleaned.stderrText)")
+        try FileManager.default.removeItem(at: data.appendingPathComponent("snapshot.jpg"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
+        let clean = try await Self.verdict(
+            data,
+            log: log.split(separator: "\n").enumerated().filter { ![2, 3].contains($0.offset) }
+                .map { String($0.element) }.joined(separator: "\n"))
+        #expect(clean["ok"] as? Bool == true, "\(clean)")
+        #expect((clean["secretsShownOnlyBy"] as? [String: Int])?["the PIN"] == 1, "\(clean)")
+    }
+}
