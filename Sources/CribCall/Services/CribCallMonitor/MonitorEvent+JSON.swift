@@ -41,6 +41,11 @@ extension MonitorEvent {
                 "event": "listener_connected", "certFingerprint": .string(certFingerprint),
                 "listenerId": listenerId.map { .string($0) } ?? .null, "trusted": .bool(trusted),
             ]
+        case .unpairedConnections(let count, let within):
+            return [
+                "event": "unpaired_connections", "count": number(count),
+                "withinSeconds": number(within.components.seconds),
+            ]
         case .listenerDisconnected(let certFingerprint, let listenerId, let reason):
             return [
                 "event": "listener_disconnected", "certFingerprint": .string(certFingerprint),

@@ -36,6 +36,9 @@ extension MonitorEvent {
         case .listenerConnected(let fingerprint, let id, let trusted):
             return trusted
                 ? "Listener \(id ?? fingerprint) connected." : "An unpaired device connected (pairing only)."
+        case .unpairedConnections(let count, let within):
+            let devices = count == 1 ? "1 more unpaired device" : "\(count) more unpaired devices"
+            return "\(devices) connected within \(within.components.seconds) s (pairing only; closed unless they pair)."
         case .listenerDisconnected(let fingerprint, let id, _):
             return "Listener \(id ?? fingerprint) disconnected."
         case .listenerRevoked(let id):

@@ -22,6 +22,9 @@ public enum MonitorEvent: Sendable, Hashable {
     case eventNotLogged(seq: Int64, reason: String)
     /// A listener connected (trusted or only able to pair).
     case listenerConnected(certFingerprint: String, listenerId: String?, trusted: Bool)
+    /// `count` more devices that are not paired connected within `within` of the one reported before them (they
+    /// can only pair; see ``StrangerLog``).
+    case unpairedConnections(count: Int, within: Duration)
     /// A listener's connection ended.
     case listenerDisconnected(certFingerprint: String, listenerId: String?, reason: String)
     /// A trusted listener was revoked (here or from another process) and its sessions closed.

@@ -61,12 +61,18 @@ public actor MonitorService {
         let outbox: Outbox
         /// While the peer is not trusted: closes the connection unless it pairs in time (``pairingGrace``).
         var strangerDeadline: Task<Void, Never>?
+        /// Whether its connection was reported (`listenerConnected`); a stranger counted by ``StrangerLog`` was not,
+        /// and neither is its disconnection.
+        var announced = true
     }
 
     /// How long a connection whose certificate is not trusted may stay without pairing: from connecting, and from
     /// each pairing message (at least the PIN session's 60 s then, for a person typing the PIN). Its slot is then
     /// free for someone else (issue: connection-slot exhaustion).
     let pairingGrace: Duration
+    /// Unpaired connections, reported the first of each burst and then summed up.
+    private var strangers: StrangerLog
+    private var strangerSummary: Task<Void, Never>?
 
     /// - Parameters:
     ///   - identity: The monitor's device identity (the transport must present the same certificate).
@@ -77,6 +83,8 @@ public actor MonitorService {
     ///     answered `accepted: false` and noise events start no automatic stream.
     ///   - streamClock: The time automatic streams run on (injected for tests).
     ///   - pairingGrace: How long an untrusted connection may stay without pairing (30 s).
+    ///   - strangerReportWindow: Unpaired connections after the first within this window are summed up in one
+    ///     `unpairedConnections` event when it has passed (10 s; see ``StrangerLog``).
     public init(
         identity: DeviceIdentity,
         database: CribCallDatabase,
@@ -84,9 +92,11 @@ public actor MonitorService {
         wallClock: @escaping @Sendable () -> Date = Date.init,
         mediaEngine: (any MediaEngine)? = nil,
         streamClock: any StreamClock = SystemStreamClock(),
-        pairingGrace: Duration = .seconds(30)
+        pairingGrace: Duration = .seconds(30),
+        strangerReportWindow: Duration = .seconds(10)
     ) throws {
         self.pairingGrace = pairingGrace
+        strangers = StrangerLog(window: strangerReportWindow)
         self.identity = identity
         self.database = database
         self.transport = transport
@@ -140,11 +150,38 @@ public actor MonitorService {
         }
         // A paired listener learns the safety judgement as soon as its control stream is open (PROTOCOL.md §11).
         if listenerId != nil, let status = currentSafetyStatus() { sessions[id]?.outbox.send(.safetyStatus(status)) }
-        emit.yield(
-            .listenerConnected(
-                certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,
-                trusted: listenerId != nil))
+        if listenerId == nil {
+            reportStrangers()
+            sessions[id]?.announced = strangers.connected(at: .now)
+            if sessions[id]?.announced == false { scheduleStrangerSummary() }
+        }
+        if sessions[id]?.announced == true {
+            emit.yield(
+                .listenerConnected(
+                    certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,
+                    trusted: listenerId != nil))
+        }
         return id
+    }
+
+    /// Sums up the strangers of a window that has passed, if any.
+    private func reportStrangers() {
+        guard let count = strangers.summary(at: .now) else { return }
+        emit.yield(.unpairedConnections(count: count, within: strangers.window))
+    }
+
+    /// Sums up the current window's strangers when it ends (once per window).
+    private func scheduleStrangerSummary() {
+        guard strangerSummary == nil, let end = strangers.windowEnd else { return }
+        strangerSummary = Task { [weak self] in
+            try? await Task.sleep(until: end, clock: .continuous)
+            await self?.strangerWindowEnded()
+        }
+    }
+
+    private func strangerWindowEnded() {
+        strangerSummary = nil
+        reportStrangers()
     }
 
     private nonisolated func serve(_ connection: any ControlConnection, id: UInt64) async {
@@ -197,6 +234,7 @@ public actor MonitorService {
         _ = perform(pin.connectionClosed(id, now: .now))
         perform(streams.connectionClosed(id), endReason: StreamEndReason.connectionClosed)
         session.outbox.finish()
+        guard session.announced || session.listenerId != nil else { return }
         emit.yield(
             .listenerDisconnected(
                 certFingerprint: session.connection.peer.fingerprint.hex,

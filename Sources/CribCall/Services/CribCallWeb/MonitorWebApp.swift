@@ -98,7 +98,8 @@ public actor MonitorWebApp {
             if let index = alerts.firstIndex(where: { $0.alert.alertId == update.alertId }) {
                 alerts[index].update = update
             }
-        case .noise, .eventNotLogged, .pairingFailed, .listenerConnected, .listenerDisconnected, .streamStarted,
+        case .noise, .eventNotLogged, .pairingFailed, .listenerConnected, .unpairedConnections, .listenerDisconnected,
+            .streamStarted,
             .streamEnded:
             break
         }

@@ -23,14 +23,16 @@ final class MonitorHarness: Sendable {
         mediaEngine: (any MediaEngine)? = nil,
         streamClock: any StreamClock = SystemStreamClock(),
         heldReplies: HeldReplies? = nil,
-        pairingGrace: Duration = .seconds(30)
+        pairingGrace: Duration = .seconds(30),
+        strangerReportWindow: Duration = .seconds(10)
     ) throws {
         monitor = try DeviceIdentity.generate(now: Date())
         self.database = try database ?? CribCallDatabase.inMemory()
         let listener = network.listen(port: port, identity: PeerCertificate(identity: monitor))
         let service = try MonitorService(
             identity: monitor, database: self.database, transport: heldReplies?.wrap(listener) ?? listener,
-            mediaEngine: mediaEngine, streamClock: streamClock, pairingGrace: pairingGrace)
+            mediaEngine: mediaEngine, streamClock: streamClock, pairingGrace: pairingGrace,
+            strangerReportWindow: strangerReportWindow)
         self.service = service
         let recorded = self.recorded
         tasks = [

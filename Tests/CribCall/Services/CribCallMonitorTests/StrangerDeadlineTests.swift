@@ -1,4 +1,5 @@
 import ControlTransport
+import CribCallMonitor
 import CribCallProtocol
 import DeviceIdentity
 import Foundation
@@ -37,6 +38,32 @@ struct StrangerDeadlineTests {
         try await connection.send(.ping(Ping(timestamp: 7)))
         #expect(try await connection.nextMessage(&frames) == .pong(Ping(timestamp: 7)))
         #expect(try await trusted.sync().isEmpty)
+        await harness.stop()
+    }
+
+    @Test("a burst of strangers is one connected line and one summary; a paired listener is reported every time")
+    func strangersSummedUp() async throws {
+        let harness = try MonitorHarness(strangerReportWindow: .milliseconds(600))
+        let trusted = try await harness.trustedLink(try DeviceIdentity.generate(now: Date()))
+        var strangers: [InMemoryControlConnection] = []
+        for _ in 0..<5 { strangers.append(try await harness.connect(try DeviceIdentity.generate(now: Date()))) }
+        let summary = await harness.event { event in
+            if case .unpairedConnections = event { return true }
+            return false
+        }
+        #expect(summary == .unpairedConnections(count: 4, within: .milliseconds(600)), "\(harness.events)")
+        for stranger in strangers { await stranger.close(.ok) }
+        #expect(
+            await harness.event { if case .listenerDisconnected = $0 { true } else { false } } != nil,
+            "\(harness.events)")
+        // Time for the other four to end too (a wrong monitor would report them; the right one never does).
+        try await Task.sleep(for: .milliseconds(500))
+        let connected = harness.events.filter { if case .listenerConnected = $0 { true } else { false } }
+        #expect(connected.count == 2, "one paired listener and the first stranger: \(connected)")
+        #expect(connected.contains { if case .listenerConnected(_, _, true) = $0 { true } else { false } })
+        let disconnected = harness.events.filter { if case .listenerDisconnected = $0 { true } else { false } }
+        #expect(disconnected.count == 1, "only the announced stranger's: \(disconnected)")
+        _ = trusted
         await harness.stop()
     }
 }
