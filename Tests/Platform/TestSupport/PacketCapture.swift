@@ -20,10 +20,11 @@ public final class PacketCapture: Sendable {
         NetworkNamespace.unavailableReason(tools: ["ip", "dumpcap", "tshark"])
     }
 
-    /// Starts capturing on every interface `namespace` has (lo included) into `directory/LABEL.pcapng`, and waits
-    /// until dumpcap says it is capturing on all of them.
+    /// Starts capturing on every interface of `namespace` that is up (lo included; one that is down carries no
+    /// packet, and dumpcap refuses it: a kernel may add tunnel devices such as tunl0 to every namespace) into
+    /// `directory/LABEL.pcapng`, and waits until dumpcap says it is capturing on all of them.
     public static func start(in namespace: String, label: String, directory: URL) async throws -> PacketCapture {
-        let listed = try await Subprocess.run("ip", ["-n", namespace, "-o", "link", "show"])
+        let listed = try await Subprocess.run("ip", ["-n", namespace, "-o", "link", "show", "up"])
         // "2: a@if3: <BROADCAST,…> …": the name is the second field, without the peer suffix.
         let interfaces = listed.stdoutText.split(separator: "\n").compactMap { line -> String? in
             let fields = line.split(separator: " ")
