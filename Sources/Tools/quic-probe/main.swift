@@ -32,7 +32,12 @@ let port = Int(value("--port") ?? "0") ?? 0
 
 switch arguments.dropFirst().first {
 case "server":
-    let listener = try await QUICListener.bind(host: host, port: port, identity: identity)
+    let listener: QUICListener
+    do {
+        listener = try await QUICListener.bind(host: host, port: port, identity: identity)
+    } catch {
+        fail("cannot listen on \(host):\(port): \(error)")  // a line to read, not a crash's backtrace
+    }
     emit(["event": "listening", "port": listener.port, "fingerprint": identity.fingerprint.hex])
     await withDiscardingTaskGroup { group in
         for await connection in listener.connections {

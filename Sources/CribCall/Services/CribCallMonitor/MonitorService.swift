@@ -182,6 +182,8 @@ public actor MonitorService {
     private func strangerWindowEnded() {
         strangerSummary = nil
         reportStrangers()
+        // Woken late, after a newer window had begun and counted strangers of its own: their summary is due too.
+        if strangers.counted > 0 { scheduleStrangerSummary() }
     }
 
     private nonisolated func serve(_ connection: any ControlConnection, id: UInt64) async {

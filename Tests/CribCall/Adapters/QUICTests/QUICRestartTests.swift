@@ -33,7 +33,8 @@ struct QUICRestartTests {
             return (process, try #require(object["port"] as? Int), fingerprint)
         }
 
-        let (first, port, fingerprint) = try await startMonitor(port: 0)
+        // Not port 0: another test's socket could take the kernel's choice between the kill and the restart.
+        let (first, port, fingerprint) = try await FixedPort.belowEphemeralRange { try await startMonitor(port: $0) }
         let listener = try DeviceIdentity.generate(now: Date())
         let connection = try await QUICConnector(identity: listener)
             .connect(host: "127.0.0.1", port: port, pinnedFingerprint: fingerprint)

@@ -26,7 +26,11 @@ struct CrashRecoveryTests {
         directory = try Subprocess.temporaryDirectory("cribcall-crash")
     }
 
-    func startMonitor(_ extra: [String] = [], port: Int = 0) async throws -> (BackgroundProcess, Int) {
+    /// Starts the monitor on `port`, or (nil) on a port it can have again after a restart.
+    func startMonitor(_ extra: [String] = [], port: Int? = nil) async throws -> (BackgroundProcess, Int) {
+        guard let port else {
+            return try await FixedPort.belowEphemeralRange { try await startMonitor(extra, port: $0) }
+        }
         let monitor = try BackgroundProcess(
             cribcall,
             [
