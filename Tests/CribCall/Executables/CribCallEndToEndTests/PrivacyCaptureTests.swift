@@ -10,9 +10,9 @@ import Testing
 /// The session: the monitor (namespace A, a camera and a microphone, CribAlert on) is found by mDNS, a listener
 /// (namespace B) pairs by the PIN it shows, listens with a live audio+video stream recorded (`--record`), gets a
 /// noise alert and a safety alert; the apps for parents open in headless Chromium — the monitor's (its alerts
-/// marked okay, its live view) and the listener's (playing the monitor live across the LAN); then the monitor revokes
-/// the listener. Run twice: with a router that is both hosts' default route (anything sent
-/// beyond the LAN would cross it and be captured), and offline, with no router and no default route at all.
+/// marked okay, its live view) and the listener's (playing the monitor live across the LAN); then the monitor
+/// revokes the listener. Run twice: with a router that is both hosts' default route (anything sent beyond the LAN
+/// would cross it and be captured), and offline, with no router and no default route at all.
 @Suite(.serialized, .heavy(cores: 1, "network namespaces, packet captures, a monitor, listeners and Chromium"))
 struct PrivacyCaptureTests {
     enum Uplink: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -63,7 +63,7 @@ struct StrangerDeadlineTests {
         #expect(connected.contains { if case .listenerConnected(_, _, true) = $0 { true } else { false } })
         let disconnected = harness.events.filter { if case .listenerDisconnected = $0 { true } else { false } }
         #expect(disconnected.count == 1, "only the announced stranger's: \(disconnected)")
-        _ = trusted
+        _ = trusted  // connected until here
         await harness.stop()
     }
 }
