@@ -92,7 +92,7 @@ def read_capture(path: str) -> list[dict]:
     return frames
 
 
-def address_class(address: str, interface: str) -> str:
+def address_class(address: str, interface: str, lans: list) -> str:
     ip = ipaddress.ip_address(address.split("%")[0])
     if ip in MDNS:
         return "mdns"
@@ -100,7 +100,7 @@ def address_class(address: str, interface: str) -> str:
         return "linkLocal"
     if ip.is_loopback:
         return "loopback" if interface == "lo" else "loopbackOffLoopback"
-    return "lan" if any(ip in network for network in LANS) else "outside"
+    return "lan" if any(ip in network for network in lans) else "outside"
 
 
 def parse_stun(payload: bytes) -> tuple[int, list[int]] | None:
@@ -163,7 +163,7 @@ def first(frame: dict, name: str) -> str | None:
     return values[0] if values else None
 
 
-def check(paths: list[str], control_ports: set[int], min_media_flows: int, min_rtp: int) -> dict:
+def check(paths: list[str], lans: list, control_ports: set[int], min_media_flows: int, min_rtp: int) -> dict:
     failures: list[str] = []
     addresses: Counter = Counter()
     outside: dict = {}
@@ -196,7 +196,7 @@ def check(paths: list[str], control_ports: set[int], min_media_flows: int, min_r
             protocol = frame["frame.protocols"][0].split(":")[2:4] if frame["frame.protocols"] else []
             ports = (first(frame, "udp.dstport") or first(frame, "tcp.dstport") or "")
             for address in sources + destinations:
-                kind = address_class(address, interface)
+                kind = address_class(address, interface, lans)
                 addresses[kind] += 1
                 if kind in ("outside", "loopbackOffLoopback"):
                     src, dst = (sources or ["?"])[0], (destinations or ["?"])[0]
@@ -292,9 +292,6 @@ def check(paths: list[str], control_ports: set[int], min_media_flows: int, min_r
     }
 
 
-LANS: list = []
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("captures", nargs="+", help="pcapng files, one per host (dumpcap -i each interface)")
@@ -306,8 +303,8 @@ def main() -> int:
     parser.add_argument("--min-rtp", type=int, default=100, help="RTP packets a media flow needs to be judged")
     arguments = parser.parse_args()
     try:
-        LANS.extend(ipaddress.ip_network(n, strict=False) for n in arguments.lan)
-        summary = check(arguments.captures, set(arguments.control_port), arguments.min_media_flows,
+        lans = [ipaddress.ip_network(n, strict=False) for n in arguments.lan]
+        summary = check(arguments.captures, lans, set(arguments.control_port), arguments.min_media_flows,
                         arguments.min_rtp)
     except (CaptureError, ValueError) as error:
         print(json.dumps({"event": "error", "error": str(error)}), flush=True)

@@ -24,6 +24,15 @@ public enum Fixtures {
         try String(contentsOf: url(name), encoding: .utf8)
     }
 
+    /// Where a test keeps what a person may want to look at after the run, pass or fail (screenshots, packet
+    /// captures, logs): `.build/test-artifacts/NAME/`, emptied first so it holds the last run's only.
+    public static func testArtifacts(_ name: String) throws -> URL {
+        let directory = repositoryRoot.appendingPathComponent(".build/test-artifacts/\(name)")
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// The raw bytes of a fixture file.
     public static func bytes(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: url(name)))

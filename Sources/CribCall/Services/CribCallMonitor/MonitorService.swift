@@ -150,12 +150,14 @@ public actor MonitorService {
         }
         // A paired listener learns the safety judgement as soon as its control stream is open (PROTOCOL.md §11).
         if listenerId != nil, let status = currentSafetyStatus() { sessions[id]?.outbox.send(.safetyStatus(status)) }
+        var announced = true
         if listenerId == nil {
             reportStrangers()
-            sessions[id]?.announced = strangers.connected(at: .now)
-            if sessions[id]?.announced == false { scheduleStrangerSummary() }
+            announced = strangers.connected(at: .now)
+            if !announced { scheduleStrangerSummary() }
         }
-        if sessions[id]?.announced == true {
+        sessions[id]?.announced = announced
+        if announced {
             emit.yield(
                 .listenerConnected(
                     certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,

@@ -43,8 +43,7 @@ struct OwnerPageTests {
         let guessed = try await LoopbackHTTP.request("\(origin)/api/state")
         #expect(guessed.status == 403)
 
-        let artifacts = Fixtures.repositoryRoot.appendingPathComponent(".build/test-artifacts/argus-owner-page")
-        try? FileManager.default.removeItem(at: artifacts)
+        let artifacts = try Fixtures.testArtifacts("argus-owner-page")
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/argus/owner_page.py").path
         let walk = try await Subprocess.run(
             python,

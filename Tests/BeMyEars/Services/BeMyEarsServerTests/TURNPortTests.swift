@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import TestSupport
 import Testing
 
 @testable import BeMyEarsServer
@@ -10,17 +11,13 @@ struct TURNPortTests {
     @Test("a preferred port taken over TCP or UDP is passed over for one free for both", arguments: [true, false])
     func takenPortPassedOver(tcp: Bool) async throws {
         let group = MultiThreadedEventLoopGroup.singleton
-        // A port below the kernel's ephemeral range (32768–60999) and coturn's relay range (49152–65535): no other
-        // test's socket lands on it by chance between "taken" and "free again".
-        var taken: (any Channel)?
-        for _ in 0..<50 where taken == nil {
-            let candidate = Int.random(in: 20_000...29_999)
-            taken =
-                tcp
-                ? try? await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: candidate).get()
-                : try? await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: candidate).get()
+        // Below the kernel's ephemeral range and coturn's relay range (49152–65535): no other test's socket lands on
+        // it by chance between "taken" and "free again".
+        let held: any Channel = try await FixedPort.belowEphemeralRange(attempts: 50) { candidate in
+            tcp
+                ? try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: candidate).get()
+                : try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: candidate).get()
         }
-        let held = try #require(taken, "no free port in 20000...29999")
         let port = try #require(held.localAddress?.port)
         let chosen = try await LocalTURNServer.freePort(preferring: port, host: "127.0.0.1")
         #expect(chosen != port)

@@ -20,7 +20,7 @@ struct WebAppBrowserTests {
     func wholeFlow() async throws {
         guard let python = Self.browserPython() else { return }
         let directory = try Subprocess.temporaryDirectory("cribcall-web")
-        let artifacts = try Self.artifacts("cribalert-monitor")
+        let artifacts = try Fixtures.testArtifacts("cribalert-monitor")
         defer { try? FileManager.default.removeItem(at: directory) }
         let data = ["--data-dir", directory.path]
         let monitor = try BackgroundProcess(
@@ -86,7 +86,7 @@ struct WebAppBrowserTests {
         let nursery = try Subprocess.temporaryDirectory("cribcall-web-monitor")
         let parent = try Subprocess.temporaryDirectory("cribcall-web-listener")
         let otherParent = try Subprocess.temporaryDirectory("cribcall-web-second-listener")
-        let artifacts = try Self.artifacts("cribalert-listener")
+        let artifacts = try Fixtures.testArtifacts("cribalert-listener")
         defer {
             for directory in [nursery, parent, otherParent] { try? FileManager.default.removeItem(at: directory) }
         }
@@ -179,15 +179,6 @@ struct WebAppBrowserTests {
             #expect(refused.errorOutput.contains("is the port taken?"), "\(refused.errorOutput)")
         }
         _ = await first.stop()
-    }
-
-    /// Where a walk's screenshots (every screen at 390×844, and on its side) are kept after the run, pass or fail:
-    /// `.build/test-artifacts/NAME/`, emptied first so it holds the last run's only.
-    static func artifacts(_ name: String) throws -> URL {
-        let directory = Fixtures.repositoryRoot.appendingPathComponent(".build/test-artifacts/\(name)")
-        try? FileManager.default.removeItem(at: directory)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
     }
 
     /// The venv's Python once Chromium, chromedriver and the venv are there; otherwise records why (never a silent

@@ -21,6 +21,21 @@ struct PrivacyCaptureTests {
         var testDescription: String { self == .router ? "with a router to the internet" : "offline (no route)" }
     }
 
+    /// Python: a STUN Binding request to ARGV[1]:3478 every 0.5 s until a success response comes (exit 0), at most
+    /// 2 minutes (exit 1).
+    static let stunProbe = """
+        import os, socket, sys, time
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(0.5)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            s.sendto(bytes([0, 1, 0, 0, 0x21, 0x12, 0xA4, 0x42]) + os.urandom(12), (sys.argv[1], 3478))
+            try:
+                if s.recv(2048)[:2] == bytes([1, 1]): sys.exit(0)
+            except OSError:
+                time.sleep(0.5)
+        sys.exit(1)
+        """
+
     static func canRun(_ test: String) -> Bool {
         guard CribCallEndToEndTests.canRun(test) else { return false }
         if let reason = PacketCapture.unavailableReason() {
@@ -55,7 +70,7 @@ struct PrivacyCaptureTests {
         try await MDNSNetwork.with(busIn: [], avahiIn: [], withRouter: true) { network in
             let lan = try TwoHouseholdDevices(network)
             defer { lan.removeData() }
-            let artifacts = try PrivacySession.artifacts("privacy-stun")
+            let artifacts = try Fixtures.testArtifacts("privacy-stun")
             let router = try #require(network.r)
             // A STUN server on the internet: coturn, STUN only, on the address beyond the router.
             let stun = try BackgroundProcess(
@@ -66,6 +81,11 @@ struct PrivacyCaptureTests {
                     "--pidfile", artifacts.appendingPathComponent("turnserver.pid").path, "--log-file", "stdout",
                 ])
             defer { Task { await stun.stop() } }
+            // Answering before anything is captured (the listener's query must find it up; this one is not the
+            // session's).
+            let probe = try await Subprocess.run(
+                "ip", ["netns", "exec", router, python, "-c", Self.stunProbe, MDNSNetwork.internetAddress])
+            #expect(probe.status == 0, "coturn did not answer: \(probe.stderrText) \(stun.output.suffix(10))")
             let captures = try await PrivacySession.capture(network, into: artifacts)
             let (monitor, ready) = try await lan.startMonitor(
                 ["--name", "Nursery", "--no-discovery", "--qr"], audioSource: "test:cry")
@@ -79,10 +99,10 @@ struct PrivacyCaptureTests {
                 [
                     "-u", script, "--host", MDNSNetwork.addressA, "--port", String(ready.port), "--qr", qr,
                     "--ice-address", MDNSNetwork.addressB, "--stun", "stun:\(MDNSNetwork.internetAddress):3478",
-                    "--seconds", "4", "--timeout", "60",
+                    "--seconds", "4", "--timeout", "90",
                 ])
             defer { Task { await client.stop() } }
-            let status = await client.waitForExit(timeout: .seconds(90))
+            let status = await client.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "stream_client.py: \(client.output) \(client.errorOutput.suffix(2000))")
             await monitor.stop(grace: .seconds(10))
             for capture in captures { await capture.finish() }
@@ -139,16 +159,8 @@ struct PrivacySession {
     init(_ network: MDNSNetwork, name: String) throws {
         self.network = network
         lan = try TwoHouseholdDevices(network)
-        artifacts = try PrivacySession.artifacts(name)
+        artifacts = try Fixtures.testArtifacts(name)
         inputs = try Subprocess.temporaryDirectory("privacy-inputs")
-    }
-
-    /// `.build/test-artifacts/NAME/`, emptied first: the last run's captures, logs and screenshots.
-    static func artifacts(_ name: String) throws -> URL {
-        let directory = Fixtures.repositoryRoot.appendingPathComponent(".build/test-artifacts/\(name)")
-        try? FileManager.default.removeItem(at: directory)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
     }
 
     /// Starts dumpcap on every interface of every namespace of `network`: monitor.pcapng, listener.pcapng and
