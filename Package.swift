@@ -187,7 +187,9 @@ let platformTargets: [Target] = [
     // A daemon's control socket: Unix-domain, 0600, one JSON request per connection, answered by JSON lines.
     platform.adapter("ControlSocket", ["CanonicalJSON", nioCore, nioPosix]),
     // Background jobs shared by workers: SQLite on one machine (PostgreSQL for several: PostgresJobQueue).
-    platform.adapter("JobQueue", [grdb, "Postgres", postgresNIO, logging]),
+    platform.adapter("JobQueue", [grdb, "Postgres", "SQLiteFiles", postgresNIO, logging]),
+    // A product's SQLite file: created 0600 without a raw open beside a live database, one pool per file per process.
+    platform.adapter("SQLiteFiles", [grdb]),
     // PostgreSQL connection settings from a postgres:// URL, for every adapter that uses PostgreSQL.
     platform.adapter("Postgres", [postgresNIO, logging]),
     platform.adapter("AudioCapture", ["GStreamer", "SoundDetection"]),
@@ -217,6 +219,7 @@ let platformTests: [Target] = [
     platform.tests(.adapters, "GStreamer"),
     platform.tests(.adapters, "ControlSocket", ["CanonicalJSON"]),
     platform.tests(.adapters, "JobQueue"),
+    platform.tests(.adapters, "SQLiteFiles", [grdb]),
     platform.tests(.adapters, "Postgres"),
     platform.tests(.adapters, "AudioCapture", ["GStreamer", "CGStreamer", "SoundDetection"]),
     platform.tests(.adapters, "VideoCapture", ["GStreamer"]),
@@ -244,7 +247,8 @@ let cribCallTargets: [Target] = [
     // The media side of live streams as the services see it (Media implements it; in-memory twin inside).
     cribCall.adapter("StreamMedia", ["CribCallProtocol"]),
     cribCall.adapter(
-        "CribCallStore", [grdb, "DeviceIdentity", "CribCallProtocol", "SafetyDetection", "SoundDetection"]),
+        "CribCallStore",
+        [grdb, "SQLiteFiles", "DeviceIdentity", "CribCallProtocol", "SafetyDetection", "SoundDetection"]),
     // PROTOCOL.md §10 over the generic DNS-SD adapter: monitors advertised, browsed and merged.
     cribCall.adapter("CribCallDiscovery", ["CribCallProtocol", "ServiceDiscovery"]),
     // `cribcall monitor` / `cribcall listen` as systemd user services, over the generic SystemdUnit.
@@ -404,7 +408,7 @@ let toukanTargets: [Target] = [
     // Crash-safe recording (fragmented AAC .m4a) over the GStreamer adapter; lost inputs become gap markers.
     toukan.adapter("ToukanRecorder", ["ToukanCore", "GStreamer", "AudioCapture"]),
     // The client side: the ledger in SQLite (GRDB, WAL, 0600).
-    toukan.adapter("ToukanStore", ["ToukanCore", grdb]),
+    toukan.adapter("ToukanStore", ["ToukanCore", "SQLiteFiles", grdb]),
     // The client side: POST /upload and tus 1.0 over async-http-client, streamed from disk.
     toukan.adapter("ToukanUploader", ["ToukanCore", asyncHTTPClient, nioCore, nioHTTP1]),
     // The upload queue running: ToukanCore's decisions over the store, the uploader and the network watch.
@@ -420,7 +424,7 @@ let toukanTargets: [Target] = [
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),
     // The backend: memories in SQLite, decoding, loudness and PocketSphinx transcription, the HTTP server.
     // The server's memories and tus uploads: SQLite on one machine, PostgreSQL for several.
-    toukan.adapter("ToukanMemoryStore", [grdb, "Postgres", postgresNIO, nioCore, logging]),
+    toukan.adapter("ToukanMemoryStore", [grdb, "SQLiteFiles", "Postgres", postgresNIO, nioCore, logging]),
     toukan.adapter("AudioAnalysis", ["GStreamer", "ToukanCore"]),
     toukan.service(
         "ToukanServer",
@@ -478,7 +482,7 @@ let argusTargets: [Target] = [
     argus.adapter(
         "ArgusClientTransport", ["DeviceIdentity", asyncHTTPClient, nioCore, nioPosix, nioSSL, openAPIAsyncHTTPClient]),
     // The hub's SQLite database (GRDB): devices, refresh tokens, pairing codes, cameras, events and thumbnails.
-    argus.adapter("ArgusStore", ["ArgusAuth", grdb]),
+    argus.adapter("ArgusStore", ["ArgusAuth", "SQLiteFiles", grdb]),
     // CribCall monitors as cameras: the hub is a CribCall listener (Argus builds on CribCall's services).
     argus.service(
         "ArgusCribCall",

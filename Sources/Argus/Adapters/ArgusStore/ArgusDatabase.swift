@@ -1,12 +1,7 @@
 public import ArgusAuth
 public import Foundation
 import GRDB
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SQLiteFiles
 
 /// The hub's database: devices and their refresh tokens, pairing codes, cameras and events, in one SQLite file
 /// (`argus.sqlite`, 0600, WAL) so `argus-hub pair` and `argus-hub devices revoke` can act while the hub runs.
@@ -17,20 +12,21 @@ public final class ArgusDatabase: Sendable {
     public static let fileName = "argus.sqlite"
     let writer: any DatabaseWriter
 
-    /// Opens or creates `argus.sqlite` in `directory` (which must exist) and migrates it.
+    /// Opens or creates `argus.sqlite` in `directory` (which must exist) and migrates it. Within one process every
+    /// `ArgusDatabase` of a directory shares one connection pool (``SQLiteFile``), so the hub, its owner's page and
+    /// its commands never open the file beside each other.
     public convenience init(directory: URL) throws {
         let path = directory.appendingPathComponent(Self.fileName).path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw ArgusStoreError(
-                "cannot open \(path): \(String(cString: strerror(errno))). Choose a writable --data-dir.")
-        }
-        _ = fchmod(descriptor, 0o600)
-        close(descriptor)
         var configuration = Configuration()
         configuration.label = "ArgusDatabase"
         configuration.busyMode = .timeout(5)
-        try self.init(writer: DatabasePool(path: path, configuration: configuration))
+        let pool: DatabasePool
+        do {
+            pool = try SQLiteFile.pool(path: path, configuration: configuration)
+        } catch let error as SQLiteFileError {
+            throw ArgusStoreError(error.description)
+        }
+        try self.init(writer: pool)
     }
 
     /// An empty, migrated database in memory (tests).

@@ -14,6 +14,11 @@ public struct HubAdmin: Sendable {
         database = try ArgusDatabase(directory: dataDirectory)
     }
 
+    /// The owner's actions on a database already open (the running hub's, for its owner's page).
+    init(database: ArgusDatabase) {
+        self.database = database
+    }
+
     /// A new pairing code (6 digits, 5 minutes, single use).
     public func pair(now: Date = Date()) throws -> (code: String, expiresAt: Date) {
         try database.createPairingCode(now: now)

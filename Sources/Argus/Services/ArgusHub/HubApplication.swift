@@ -63,6 +63,16 @@ public struct HubConfiguration: Sendable {
         if let web = ownerPagePort, !(0...65_535).contains(web) {
             return "--web \(web) is not a port (0 to 65535; 0: any free one)."
         }
+        var names: [String: CameraSpec] = [:]
+        for spec in cameraSpecs {
+            if let first = names[spec.name.lowercased()] {
+                return """
+                    Two cameras are named "\(first.name)": give each its own name, e.g. \
+                    --camera "\(first.name)=\(first.source)" --camera "\(spec.name) 2=\(spec.source)".
+                    """
+            }
+            names[spec.name.lowercased()] = spec
+        }
         return nil
     }
 }
@@ -148,7 +158,7 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
     var services: [any Service] = [cameras]
     if let monitors { services.append(monitors) }
     if let ownerPort = configuration.ownerPagePort {
-        let page = try HubOwnerPage(directory: directory, fingerprint: fingerprint, monitors: monitors)
+        let page = HubOwnerPage(directory: directory, database: database, fingerprint: fingerprint, monitors: monitors)
         services.append(
             HubOwnerPageService(page: page, port: ownerPort, logger: logger) { url in
                 await configuration.onOwnerPage?(url)

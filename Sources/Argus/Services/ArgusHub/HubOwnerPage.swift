@@ -17,8 +17,9 @@ public struct HubOwnerPage: Sendable {
     let monitors: HubMonitorCameras?
     let directory: URL
 
-    public init(directory: URL, fingerprint: String, monitors: HubMonitorCameras?) throws {
-        admin = try HubAdmin(dataDirectory: directory)
+    /// - Parameter database: The hub's own: the page never opens the database a second time beside it.
+    init(directory: URL, database: ArgusDatabase, fingerprint: String, monitors: HubMonitorCameras?) {
+        admin = HubAdmin(database: database)
         self.fingerprint = fingerprint
         self.monitors = monitors
         self.directory = directory

@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import SQLiteFiles
 
 /// The CribCall database: one SQLite file per product holding pairings, settings and recent noise events.
 ///
@@ -20,8 +21,13 @@ public final class CribCallDatabase: Sendable {
     ///   `DatabaseError` when SQLite refuses it (for example a file that is not a database).
     public convenience init(directory: URL) throws {
         let path = directory.appendingPathComponent(Self.fileName).path
-        try DatabaseFile.prepare(path: path)
-        try self.init(writer: DatabasePool(path: path, configuration: Self.configuration()))
+        let pool: DatabasePool
+        do {
+            pool = try SQLiteFile.pool(path: path, configuration: Self.configuration())
+        } catch let error as SQLiteFileError {
+            throw CribCallStoreError.cannotOpen(path: path, reason: error.reason)
+        }
+        try self.init(writer: pool)
     }
 
     /// Creates an empty, migrated in-memory database, for tests and previews.

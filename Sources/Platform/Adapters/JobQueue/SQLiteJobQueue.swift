@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import SQLiteFiles
 
 /// A ``JobQueue`` in a SQLite file (WAL): workers in several processes may share the file, each claim is one
 /// `BEGIN IMMEDIATE` transaction, so two workers never hold the same job.
@@ -10,17 +11,11 @@ public final class SQLiteJobQueue: JobQueue {
     /// - Throws: ``JobQueueError`` with ``JobQueueError/Code/unavailable`` when the file cannot be used.
     public convenience init(path: String) throws {
         do {
-            if !FileManager.default.fileExists(atPath: path) {
-                guard
-                    FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-                else { throw CocoaError(.fileWriteNoPermission) }
-            }
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
             var configuration = Configuration()
             configuration.label = "SQLiteJobQueue"
             // Another process may hold the write lock for a moment: wait for it rather than fail.
             configuration.busyMode = .timeout(10)
-            try self.init(writer: DatabasePool(path: path, configuration: configuration))
+            try self.init(writer: SQLiteFile.pool(path: path, configuration: configuration))
         } catch let error as JobQueueError {
             throw error
         } catch {

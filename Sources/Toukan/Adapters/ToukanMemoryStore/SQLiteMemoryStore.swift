@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import SQLiteFiles
 
 /// The server's memories and tus uploads in one SQLite file (WAL, 0600) in the data directory. Several server
 /// processes on one machine may share it: every write is one `BEGIN IMMEDIATE` transaction, and an idempotency key
@@ -11,15 +12,10 @@ public final class SQLiteMemoryStore: MemoryStore {
     /// - Throws: ``MemoryStoreError`` saying which file cannot be used.
     public convenience init(path: String) throws {
         do {
-            if !FileManager.default.fileExists(atPath: path) {
-                guard
-                    FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-                else { throw CocoaError(.fileWriteNoPermission) }
-            }
             var configuration = Configuration()
             configuration.label = "SQLiteMemoryStore"
             configuration.busyMode = .timeout(10)
-            try self.init(writer: DatabasePool(path: path, configuration: configuration))
+            try self.init(writer: SQLiteFile.pool(path: path, configuration: configuration))
         } catch let error as MemoryStoreError {
             throw error
         } catch {

@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import SQLiteFiles
 import ToukanCore
 
 /// The Toukan ledger: one SQLite file, `toukan.sqlite`, in the data directory, one row per recording.
@@ -22,13 +23,9 @@ public final class ToukanDatabase: Sendable {
     public convenience init(directory: URL) throws(ToukanStoreError) {
         let path = directory.appendingPathComponent(Self.fileName).path
         do {
-            if !FileManager.default.fileExists(atPath: path) {
-                guard
-                    FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-                else { throw CocoaError(.fileWriteNoPermission) }
-            }
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-            try self.init(writer: DatabasePool(path: path, configuration: Self.configuration()))
+            try self.init(writer: SQLiteFile.pool(path: path, configuration: Self.configuration()))
+        } catch let error as SQLiteFileError {
+            throw ToukanStoreError(.cannotOpen, "The ledger \(path) cannot be opened: \(error.reason)")
         } catch {
             throw ToukanStoreError(.cannotOpen, "The ledger \(path) cannot be opened: \(error)")
         }

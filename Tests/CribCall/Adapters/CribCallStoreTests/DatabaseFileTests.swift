@@ -114,29 +114,36 @@ struct DatabaseFileTests {
         }
     }
 
-    @Test("two instances on one file: a revoke through one is seen by the other, whose dataVersion changes")
-    func twoProcesses() throws {
-        try StoreFixtures.withDirectory { directory in
+    @Test(
+        "another process's revoke (sqlite3, as `cribcall listeners revoke` in a second terminal) changes dataVersion and is seen"
+    )
+    func twoProcesses() async throws {
+        try await StoreFixtures.withDirectory { directory in
             let monitor = try CribCallDatabase(directory: directory)
-            let cli = try CribCallDatabase(directory: directory)
+            // A second store object in the same process shares the monitor's connections (one pool per file).
+            let sameProcess = try CribCallDatabase(directory: directory)
             try monitor.trustListener(StoreFixtures.listener("L1", byte: 1), at: StoreFixtures.date(0))
             try monitor.trustListener(StoreFixtures.listener("L2", byte: 2), at: StoreFixtures.date(0))
 
             let before = try monitor.dataVersion()
             #expect(try monitor.dataVersion() == before, "polling without changes must be stable")
             try monitor.setPinPairingFailures(1)
-            #expect(try monitor.dataVersion() == before, "the instance's own writes do not count")
+            try sameProcess.setPinPairingFailures(2)
+            #expect(try monitor.dataVersion() == before, "the process's own writes do not count")
+            #expect(try monitor.pinPairingFailures() == 2)
 
-            #expect(try cli.revokeListener(id: "L1"))
+            let revoke = try await Subprocess.run(
+                "sqlite3", [path(directory), "DELETE FROM trustedListener WHERE listenerId = 'L1'"])
+            #expect(revoke.status == 0, "\(revoke.stderrText)")
             #expect(try monitor.dataVersion() != before)
             #expect(try monitor.trustedListeners().map(\.listenerId) == ["L2"])
             #expect(try monitor.trustedListener(fingerprint: StoreFixtures.fingerprint(1)) == nil)
 
-            // And the other way round.
-            let cliBefore = try cli.dataVersion()
+            // And the other way round: the other process reads what the monitor wrote.
             try monitor.trustListener(StoreFixtures.listener("L3", byte: 3), at: StoreFixtures.date(1))
-            #expect(try cli.dataVersion() != cliBefore)
-            #expect(try cli.trustedListeners().map(\.listenerId) == ["L2", "L3"])
+            #expect(
+                try await TestSQLite.query(path(directory), "SELECT listenerId FROM trustedListener ORDER BY 1")
+                    == "L2\nL3")
         }
     }
 

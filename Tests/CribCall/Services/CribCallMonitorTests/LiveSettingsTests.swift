@@ -23,12 +23,18 @@ struct LiveSettingsTests {
         _ = try await harness.service.advertise(using: discovery)
         #expect(await harness.service.detectorConfiguration.threshold == MonitorSettings.defaults.threshold)
 
-        let otherProcess = try CribCallDatabase(directory: directory)
-        _ = try otherProcess.updateMonitorSettings {
-            $0.threshold = 75
-            $0.cooldownSec = 30
-            $0.monitorName = "Nursery upstairs"
-        }
+        // Another process (sqlite3, writing what `cribcall settings set` writes in a second terminal).
+        let file = directory.appendingPathComponent(CribCallDatabase.fileName).path
+        let set = try await Subprocess.run(
+            "sqlite3",
+            [
+                file,
+                """
+                INSERT OR REPLACE INTO setting (key, value)
+                VALUES ('threshold', '75'), ('cooldownSec', '30'), ('monitorName', 'Nursery upstairs')
+                """,
+            ])
+        #expect(set.status == 0, "\(set.stderrText)")
         let changed = await harness.event {
             if case .settingsChanged(let settings) = $0 { return settings.threshold == 75 }
             return false

@@ -188,8 +188,11 @@ struct MonitorServiceTests {
         let connection = try await pairByPIN(harness)
         let listenerId = listener.deviceId.uuidString.lowercased()
 
-        let otherProcess = try CribCallDatabase(directory: directory)  // e.g. `cribcall listeners revoke`
-        #expect(try otherProcess.revokeListener(id: listenerId))
+        // Another process (sqlite3, as `cribcall listeners revoke` in a second terminal) deletes the pairing.
+        let file = directory.appendingPathComponent(CribCallDatabase.fileName).path
+        let revoke = try await Subprocess.run(
+            "sqlite3", [file, "DELETE FROM trustedListener WHERE listenerId = '\(listenerId)'"])
+        #expect(revoke.status == 0, "\(revoke.stderrText)")
         var frames = connection.inbound.makeAsyncIterator()
         guard case .error(let error)? = try await connection.nextMessage(&frames) else {
             Issue.record("expected ERROR UNAUTHORIZED")
