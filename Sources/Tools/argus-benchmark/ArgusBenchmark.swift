@@ -24,7 +24,7 @@ struct ArgusBenchmark {
         let thumbnail = await benchmarkStep("a thumbnail fixture") { try await Self.testCard() }
         await benchmarkStep("seeding the database") {
             let database = try ArgusDatabase(directory: directory)
-            let camera = try database.camera(source: "test", name: "Garden", sourceType: "test")
+            let camera = try database.configuredCamera(name: "Garden", source: "test", sourceType: "test")
             for index in 0..<Self.events {
                 try database.addEvent(
                     cameraId: camera.id, description: "Motion near the left edge", smartDetectionType: "motion",

@@ -39,21 +39,53 @@ public struct EventPage: Sendable, Hashable {
 extension ArgusDatabase {
     // MARK: cameras
 
-    /// The camera added as `source`, made the first time (a stable id across restarts).
-    public func camera(source: String, name: String, sourceType: String) throws -> Camera {
+    /// The camera the owner named `name` (`--camera NAME=SOURCE`), made the first time: a stable id across
+    /// restarts, also when its source changes (a new address for the same camera). Two cameras of one source (two
+    /// `test` patterns) are two cameras.
+    public func configuredCamera(name: String, source: String, sourceType: String) throws -> Camera {
         try writer.write { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM camera WHERE source = ?", arguments: [source]) {
+            let named = try Row.fetchOne(
+                db, sql: "SELECT * FROM camera WHERE name = ? AND sourceType <> ? ORDER BY createdAt, id LIMIT 1",
+                arguments: [name, Self.monitorSourceType])
+            if let named {
+                var camera = Self.camera(named)
+                camera.source = source
+                camera.sourceType = sourceType
+                try db.execute(
+                    sql: "UPDATE camera SET source = ?, sourceType = ? WHERE id = ?",
+                    arguments: [source, sourceType, camera.id])
+                return camera
+            }
+            return try Self.insertCamera(db, name: name, source: source, sourceType: sourceType)
+        }
+    }
+
+    /// The camera of a paired CribCall monitor, known by `source` (the monitor's id), whatever it is called now.
+    public func monitorCamera(source: String, name: String) throws -> Camera {
+        try writer.write { db in
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM camera WHERE source = ? AND sourceType = ?",
+                arguments: [source, Self.monitorSourceType])
+            {
                 try db.execute(sql: "UPDATE camera SET name = ? WHERE source = ?", arguments: [name, source])
                 var camera = Self.camera(row)
                 camera.name = name
                 return camera
             }
-            let id = UUID().uuidString.lowercased()
-            try db.execute(
-                sql: "INSERT INTO camera (id, name, sourceType, source, createdAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: [id, name, sourceType, source, Date().timeIntervalSince1970])
-            return Camera(id: id, name: name, sourceType: sourceType, source: source, isOnline: false, lastEventAt: nil)
+            return try Self.insertCamera(db, name: name, source: source, sourceType: Self.monitorSourceType)
         }
+    }
+
+    /// The `sourceType` of a CribCall monitor's camera.
+    public static let monitorSourceType = "cribcall"
+
+    private static func insertCamera(_ db: Database, name: String, source: String, sourceType: String) throws -> Camera
+    {
+        let id = UUID().uuidString.lowercased()
+        try db.execute(
+            sql: "INSERT INTO camera (id, name, sourceType, source, createdAt) VALUES (?, ?, ?, ?, ?)",
+            arguments: [id, name, sourceType, source, Date().timeIntervalSince1970])
+        return Camera(id: id, name: name, sourceType: sourceType, source: source, isOnline: false, lastEventAt: nil)
     }
 
     public func setCameraOnline(_ id: String, _ online: Bool) throws {
@@ -62,10 +94,11 @@ extension ArgusDatabase {
         }
     }
 
-    /// The cameras in the order they were added. `only` limits them to these ids (this run's cameras).
+    /// The cameras by name (as people look for one). `only` limits them to these ids (this run's cameras).
     public func cameras(only ids: Set<String>? = nil) throws -> [Camera] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM camera ORDER BY createdAt, id").map(Self.camera)
+            try Row.fetchAll(db, sql: "SELECT * FROM camera ORDER BY name COLLATE NOCASE, name, createdAt, id")
+                .map(Self.camera)
                 .filter { ids?.contains($0.id) ?? true }
         }
     }

@@ -32,9 +32,10 @@ public struct DeviceRequest: Sendable, Hashable {
 public enum PairingOutcome: Sendable, Hashable {
     /// The code was live and is now used up: the device is paired and holds this refresh token (its first).
     case paired(refreshToken: String)
-    /// The code was right but its 5 minutes are over (or it was used or voided already).
+    /// The code was right but its 5 minutes are over.
     case expired
-    /// No live code matches; `voided` counts live codes that reached their wrong-guess limit with this guess.
+    /// No live code matches (unknown, already used, or void); `voided` counts live codes that reached their
+    /// wrong-guess limit with this guess.
     case invalid(voided: Int)
 }
 
@@ -44,7 +45,8 @@ public enum RefreshOutcome: Sendable, Hashable {
     case rotated(refreshToken: String)
     /// Refused, nothing changed (unknown, expired, revoked, another device's, or the device is revoked).
     case refused
-    /// A used token came back: every token of its family is revoked now.
+    /// A used token came back: taken for theft, every token of the device is revoked now (refresh and, through
+    /// ``ArgusDatabase/activeDevice(_:)``, access) and the device is unpaired: it must pair again.
     case reuseDetected
 }
 
@@ -82,14 +84,15 @@ extension ArgusDatabase {
         return try writer.write { db in
             let live = "usedBy IS NULL AND voidedAt IS NULL AND expiresAt > ?"
             if let row = try Row.fetchOne(db, sql: "SELECT * FROM pairingCode WHERE codeHash = ?", arguments: [hash]) {
-                let isLive =
-                    (row["usedBy"] as String?) == nil && (row["voidedAt"] as Double?) == nil
-                    && (row["expiresAt"] as Double) > at
-                guard isLive else { return .expired }
+                // Used or void: as good as unknown (the spec's pairing_code_invalid); only time makes it expired.
+                guard (row["usedBy"] as String?) == nil, (row["voidedAt"] as Double?) == nil else {
+                    return .invalid(voided: 0)
+                }
+                guard (row["expiresAt"] as Double) > at else { return .expired }
                 try db.execute(
                     sql: "UPDATE pairingCode SET usedBy = ?, usedAt = ? WHERE codeHash = ? AND \(live)",
                     arguments: [device.deviceId, at, hash, at])
-                guard db.changesCount == 1 else { return .expired }
+                guard db.changesCount == 1 else { return .invalid(voided: 0) }
                 try Self.pair(device, db: db, at: at)
                 return .paired(refreshToken: try Self.issueRefreshToken(db: db, deviceId: device.deviceId, at: at))
             }
@@ -156,6 +159,7 @@ extension ArgusDatabase {
                 return .refused
             case .reuseDetected(let familyId):
                 try db.execute(sql: "UPDATE refreshToken SET revoked = 1 WHERE familyId = ?", arguments: [familyId])
+                try Self.revoke(deviceId, db: db, at: at)
                 return .reuseDetected
             case .rotate, .retryAfterLostResponse:
                 guard let row, let stored else { return .refused }
@@ -195,15 +199,17 @@ extension ArgusDatabase {
     /// tokens. Returns false when no such device is paired.
     @discardableResult
     public func revokeDevice(_ deviceId: String, now: Date) throws -> Bool {
-        try writer.write { db in
-            try db.execute(
-                sql:
-                    "UPDATE device SET isActive = 0, revokedAt = ?, apnsToken = NULL WHERE deviceId = ? AND isActive = 1",
-                arguments: [Self.seconds(now), deviceId])
-            let changed = db.changesCount == 1
-            try db.execute(sql: "UPDATE refreshToken SET revoked = 1 WHERE deviceId = ?", arguments: [deviceId])
-            return changed
-        }
+        try writer.write { db in try Self.revoke(deviceId, db: db, at: Self.seconds(now)) }
+    }
+
+    /// Unpairs `deviceId` in the transaction of `db`; false when it was not paired.
+    private static func revoke(_ deviceId: String, db: Database, at: Double) throws -> Bool {
+        try db.execute(
+            sql: "UPDATE device SET isActive = 0, revokedAt = ?, apnsToken = NULL WHERE deviceId = ? AND isActive = 1",
+            arguments: [at, deviceId])
+        let changed = db.changesCount == 1
+        try db.execute(sql: "UPDATE refreshToken SET revoked = 1 WHERE deviceId = ?", arguments: [deviceId])
+        return changed
     }
 
     /// Sets (or with nil clears) the APNs device token of an active device; false when it is not active.

@@ -58,6 +58,26 @@ enum ArgusSchema {
                 t.column("hasVideo", .boolean).notNull().defaults(to: false)
             }
         }
+        // Cameras given with `--camera` are known by their name: two `test` cameras are two cameras. The source
+        // stops being unique (the 12-step table rebuild of SQLite's ALTER TABLE documentation; events keep
+        // pointing at the same ids).
+        migrator.registerMigration("v2: cameras named, sources shared") { db in
+            try db.create(table: "camera_v2") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("sourceType", .text).notNull()
+                t.column("source", .text).notNull().indexed()
+                t.column("createdAt", .double).notNull()
+                t.column("isOnline", .boolean).notNull().defaults(to: false)
+                t.column("lastEventAt", .double)
+            }
+            try db.execute(
+                sql:
+                    "INSERT INTO camera_v2 SELECT id, name, sourceType, source, createdAt, isOnline, lastEventAt FROM camera"
+            )
+            try db.drop(table: "camera")
+            try db.rename(table: "camera_v2", to: "camera")
+        }
         return migrator
     }
 }

@@ -104,28 +104,42 @@ struct HubAPI: APIProtocol {
                 Self.invalid("refresh_token must be the 43 characters /auth/verify or /auth/refresh gave."))
         }
         let at = now()
+        let client = caller.address
         metrics.tokenRefresh.increment()
-        if let wait = await limits.admit("refreshTokens", key: "device:" + request.deviceId, now: at) {
+        // Nobody without the device's refresh token can use up its allowance or lock it out: a device is charged
+        // only for the refreshes its token proved, and a valid token is honoured whoever else shares its address.
+        // Refused refreshes (a lookup of a hash, cheap) are counted per client address; past the limit they are
+        // answered 429.
+        let device = "device:" + request.deviceId
+        if let wait = await limits.wait("refreshTokens", key: device, now: at) {
             return .tooManyRequests(Self.tooMany(wait))
         }
         switch try database.refresh(request.refreshToken, deviceId: request.deviceId, now: at) {
         case .rotated(let refreshToken):
+            await limits.charge("refreshTokens", key: device, now: at)
             return .ok(.init(body: .json(try await pair(deviceId: request.deviceId, refreshToken: refreshToken, at))))
         case .reuseDetected:
+            await limits.refreshRefused(client: client, now: at)
             logger.warning(
-                "a used refresh token came back: the device's tokens are revoked",
+                "a used refresh token came back: the device is unpaired, every token of it revoked",
                 metadata: ["device": "\(request.deviceId)"])
-            return .unauthorized(
-                .init(
-                    headers: .init(wwwAuthenticate: "Bearer"),
-                    body: .json(Problem(detail: "Invalid or expired refresh token", code: "refresh_token_reused"))))
+            return .unauthorized(Self.refreshRefused)
         case .refused:
-            return .unauthorized(
-                .init(
-                    headers: .init(wwwAuthenticate: "Bearer"),
-                    body: .json(Problem(detail: "Invalid or expired refresh token", code: "refresh_token_invalid"))))
+            if let wait = await limits.refreshWait(client: client, now: at) {
+                return .tooManyRequests(Self.tooMany(wait))
+            }
+            await limits.refreshRefused(client: client, now: at)
+            return .unauthorized(Self.refreshRefused)
         }
     }
+
+    /// The spec's one refusal of a refresh: `invalid_refresh_token`, whatever the reason (a thief learns nothing).
+    static let refreshRefused = Operations.RefreshTokens.Output.Unauthorized(
+        headers: .init(wwwAuthenticate: "Bearer"),
+        body: .json(
+            Problem(
+                detail: "Invalid or expired refresh token: pair the device again if it keeps being refused.",
+                code: "invalid_refresh_token")))
 
     private func pair(deviceId: String, refreshToken: String, _ at: Date) async throws -> Components.Schemas.TokenPair {
         .init(
@@ -178,7 +192,7 @@ struct HubAPI: APIProtocol {
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
         }
-        guard Self.isID(input.path.eventId), let event = try database.event(input.path.eventId) else {
+        guard let eventId = Self.id(input.path.eventId), let event = try database.event(eventId) else {
             return .notFound(Self.notFound("No event has this id (it may have been removed after 30 days)."))
         }
         return .ok(
@@ -199,7 +213,7 @@ struct HubAPI: APIProtocol {
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
         }
-        guard Self.isID(input.path.eventId), let jpeg = try database.thumbnail(eventId: input.path.eventId) else {
+        guard let eventId = Self.id(input.path.eventId), let jpeg = try database.thumbnail(eventId: eventId) else {
             return .notFound(Self.notFound("No thumbnail for this id: the event is unknown or has no picture."))
         }
         return .ok(
@@ -233,7 +247,8 @@ struct HubAPI: APIProtocol {
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
         }
-        let snapshot = Self.isID(input.path.cameraId) ? await cameras.snapshot(cameraId: input.path.cameraId) : .unknown
+        var snapshot = CameraSnapshot.unknown
+        if let cameraId = Self.id(input.path.cameraId) { snapshot = await cameras.snapshot(cameraId: cameraId) }
         switch snapshot {
         case .jpeg(let jpeg):
             return .ok(
@@ -309,7 +324,12 @@ struct HubAPI: APIProtocol {
         do {
             claims = try await tokens.verify(token, now: at)
         } catch .expired {
-            return .unauthorized(Self.unauthorized("The access token has expired: get a new one from /auth/refresh."))
+            return .unauthorized(
+                .init(
+                    headers: .init(wwwAuthenticate: #"Bearer error="invalid_token""#),
+                    body: .json(
+                        Problem(
+                            detail: "Access token expired: get a new one from /auth/refresh.", code: "token_expired"))))
         } catch {
             return .unauthorized(Self.unauthorized("The access token is not valid: pair again or refresh."))
         }
@@ -366,9 +386,11 @@ struct HubAPI: APIProtocol {
         return ok ? nil : "device_name is 1 to 64 characters (no control characters)."
     }
 
-    /// A lowercase UUID as the hub writes them (anything else names nothing here).
-    static func isID(_ text: String) -> Bool {
-        text.utf8.count == 36 && UUID(uuidString: text) != nil && text == text.lowercased()
+    /// A UUID in either case (the spec: "paths accept either case"), lowercased as the hub writes its ids; nil for
+    /// anything else, which names nothing here.
+    static func id(_ text: String) -> String? {
+        guard text.utf8.count == 36, UUID(uuidString: text) != nil else { return nil }
+        return text.lowercased()
     }
 
     static func thumbnailURL(_ id: String) -> String { "/api/v1/mobile/events/\(id)/thumbnail" }

@@ -40,7 +40,8 @@ struct HubGate<Context: RemoteAddressRequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let started = ContinuousClock.now
-        let response = try await answer(request, context: context, next: next)
+        var response = try await answer(request, context: context, next: next)
+        Self.unescapeHeaders(&response.headers)
         metrics.request(endpoint: HubRoutes.template(for: request.uri.path[...]) ?? "other", took: .now - started)
         return response
     }
@@ -49,12 +50,20 @@ struct HubGate<Context: RemoteAddressRequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var request = request
+        let body: ByteBuffer
         do {
-            _ = try await request.collectBody(upTo: Self.maximumBody)
+            body = try await request.collectBody(upTo: Self.maximumBody)
         } catch {
             return Self.error(
                 .contentTooLarge, "The request body is larger than 4 KB: nothing in this API needs more.",
                 code: "payload_too_large")
+        }
+        // Bodies are JSON, said so by Content-Type (the generated code would read a body that names no type).
+        if body.readableBytes > 0, !Self.isJSON(request.headers[.contentType]) {
+            return Self.error(
+                .unprocessableContent,
+                "The request does not match the API: send the body as JSON with Content-Type: application/json.",
+                code: "invalid_request")
         }
         let address = context.remoteAddress
         let caller = Caller(
@@ -80,6 +89,23 @@ struct HubGate<Context: RemoteAddressRequestContext>: RouterMiddleware {
             return Self.error(
                 .unprocessableContent, "The request does not match the API: \(Self.reason(error))",
                 code: "invalid_request")
+        }
+    }
+
+    /// `application/json`, with or without parameters (`; charset=utf-8`), in any case.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let type = contentType?.split(separator: ";").first else { return false }
+        return type.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+    }
+
+    /// The generated server writes header values URI-encoded (`private%2C%20max-age%3D86400`, swift-openapi-runtime
+    /// encodes every header in the `simple` style); the spec's headers are plain text, so they go out decoded.
+    static func unescapeHeaders(_ headers: inout HTTPFields) {
+        for name in [HTTPField.Name.cacheControl, .wwwAuthenticate] {
+            guard let value = headers[name], value.contains("%"), let plain = value.removingPercentEncoding else {
+                continue
+            }
+            headers[name] = plain
         }
     }
 

@@ -91,8 +91,8 @@ public final class HubCameraSet: HubCameras, Service {
             } catch {
                 throw HubError("--camera \(spec.source): \(error.message)")
             }
-            let camera = try database.camera(
-                source: spec.source.description, name: spec.name, sourceType: spec.sourceType)
+            let camera = try database.configuredCamera(
+                name: spec.name, source: spec.source.description, sourceType: spec.sourceType)
             try database.setCameraOnline(camera.id, false)
             running.append(Running(camera: camera, capture: capture))
         }

@@ -33,10 +33,11 @@ public struct HubCameraGroup: HubCameras {
         self.members = members
     }
 
+    /// Every member's cameras, by name (as people look for one).
     public func cameras() async -> [Camera] {
         var all: [Camera] = []
         for member in members { all += await member.cameras() }
-        return all
+        return all.sorted { ($0.name.lowercased(), $0.name, $0.id) < ($1.name.lowercased(), $1.name, $1.id) }
     }
 
     public func snapshot(cameraId: String) async -> CameraSnapshot {

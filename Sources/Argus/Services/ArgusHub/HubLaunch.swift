@@ -7,6 +7,7 @@ import DeviceIdentityStore
 public import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import QRCode
 
 /// Every `argus-hub` command as a function: the executable only parses arguments and calls these.
@@ -23,16 +24,21 @@ public enum HubLaunch {
         let path = configuration.dataDirectory.path
         let scheme = configuration.plainHTTP ? "http" : "https"
         configuration.onReady = { port, fingerprint in
+            let hubs = reachableHosts(listening: host).map { "\(scheme)://\(bracketed($0)):\(port)" }
             if json {
-                say(
-                    #"{"event":"ready","port":\#(port),"scheme":"\#(scheme)","certFingerprint":"\#(fingerprint)","#
-                        + #""version":"\#(ArgusVersion.current)"}"#)
+                let object: [String: Any] = [
+                    "event": "ready", "port": port, "scheme": scheme, "certFingerprint": fingerprint,
+                    "version": ArgusVersion.current, "hubs": hubs,
+                ]
+                let data = try? JSONSerialization.data(
+                    withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                say(String(decoding: data ?? Data(), as: UTF8.self))
             } else {
-                say(
-                    "argus-hub \(ArgusVersion.current) serves the mobile API at \(scheme)://\(host):\(port)/api/v1/mobile"
-                )
+                say("argus-hub \(ArgusVersion.current) serves the mobile API at \(hubs[0])/api/v1/mobile")
+                if hubs.count > 1 { say("Also reachable at: \(hubs.dropFirst().joined(separator: ", "))") }
                 say("Certificate fingerprint (the app pins it): \(grouped(fingerprint))")
-                say("Pair a phone: argus-hub pair --data-dir \(path)")
+                say("Pair a phone: argus-hub pair --data-dir \(path), then on the phone's side:")
+                say("  argus pair --hub \(hubs[0]) --fingerprint \(fingerprint) --code CODE")
             }
         }
         configuration.onOwnerPage = { url in
@@ -129,6 +135,31 @@ public enum HubLaunch {
             "The app checks the hub by its certificate fingerprint: \(grouped(fingerprint))",
         ]
     }
+
+    /// The addresses a phone can use for a hub listening on `host`: the host itself, or, for a wildcard (0.0.0.0,
+    /// ::), this machine's addresses on its networks (IPv4 first, loopback only when there is nothing else). Never
+    /// empty.
+    static func reachableHosts(listening host: String) -> [String] {
+        guard ["0.0.0.0", "::", "[::]"].contains(host) else { return [host] }
+        let devices = (try? System.enumerateDevices()) ?? []
+        var v4: [String] = []
+        var v6: [String] = []
+        for device in devices {
+            guard let ip = device.address?.ipAddress, !ip.hasPrefix("127."), ip != "::1", !ip.hasPrefix("fe80") else {
+                continue
+            }
+            if device.address?.protocol == .inet {
+                if !v4.contains(ip) { v4.append(ip) }
+            } else if host != "0.0.0.0", !v6.contains(ip) {
+                v6.append(ip)
+            }
+        }
+        let found = v4 + v6
+        return found.isEmpty ? ["127.0.0.1"] : found
+    }
+
+    /// An IPv6 address in brackets, as a URL writes it.
+    static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
     /// 64 hex digits in groups of four, as people compare them.
     static func grouped(_ hex: String) -> String {

@@ -42,8 +42,8 @@ public final class HubMonitorCameras: HubCameras, Service {
         var cameras: [String: Camera] = [:]
         for monitor in paired {
             let name = String(monitor.name.prefix(64))
-            cameras[monitor.id] = try database.camera(
-                source: Self.source(monitor.id), name: name.isEmpty ? "Monitor" : name, sourceType: "cribcall")
+            cameras[monitor.id] = try database.monitorCamera(
+                source: Self.source(monitor.id), name: name.isEmpty ? "Monitor" : name)
         }
         state.withLock { state in
             state.cameras = cameras

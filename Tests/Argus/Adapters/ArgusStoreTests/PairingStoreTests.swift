@@ -10,12 +10,13 @@ struct PairingStoreTests {
     let now = ArgusFixtures.epoch
     let phone = DeviceRequest(deviceId: "phone-1", deviceName: "Ana's iPhone", deviceType: "iphone")
 
-    @Test("two simultaneous verifications of one code: exactly one is paired (a real file, two connections)")
+    @Test("two simultaneous verifications of one code: exactly one is paired, the other told the code is invalid")
     func race() async throws {
         let directory = try Subprocess.temporaryDirectory("argus-race")
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try ArgusDatabase(directory: directory)
-        let second = try ArgusDatabase(directory: directory)  // as `argus-hub pair` beside the hub would
+        // A second store object of the same file (it shares the process's one pool, as the hub's owner's page does).
+        let second = try ArgusDatabase(directory: directory)
         for round in 0..<20 {
             let (code, _) = try first.createPairingCode(now: now)
             async let a = Task.detached {
@@ -30,7 +31,7 @@ struct PairingStoreTests {
             }.value
             let outcomes = try await [a, b]
             let paired = outcomes.filter { if case .paired = $0 { true } else { false } }
-            #expect(paired.count == 1 && outcomes.contains(.expired), "round \(round): \(outcomes)")
+            #expect(paired.count == 1 && outcomes.contains(.invalid(voided: 0)), "round \(round): \(outcomes)")
         }
         let mode =
             try FileManager.default.attributesOfItem(
@@ -50,7 +51,10 @@ struct PairingStoreTests {
             Issue.record("a live code was refused")
             return
         }
-        #expect(try database.verifyPairingCode(fresh, device: phone, now: now.addingTimeInterval(299)) == .expired)
+        #expect(
+            try database.verifyPairingCode(fresh, device: phone, now: now.addingTimeInterval(299))
+                == .invalid(voided: 0),
+            "a used code is invalid (the spec's pairing_code_invalid), not expired")
     }
 
     @Test("five wrong guesses void the live code: the right one is refused after them")
@@ -67,11 +71,11 @@ struct PairingStoreTests {
             voided += count
         }
         #expect(voided == 1, "the fifth wrong guess voids the code")
-        #expect(try database.verifyPairingCode(code, device: phone, now: now) == .expired)
+        #expect(try database.verifyPairingCode(code, device: phone, now: now) == .invalid(voided: 0), "void: invalid")
         #expect(try database.verifyPairingCode("12345", device: phone, now: now) == .invalid(voided: 0))
     }
 
-    @Test("refresh: rotated on every use; a lost response may retry once; reuse revokes the family")
+    @Test("refresh: rotated on every use; a lost response may retry once; reuse unpairs the device")
     func rotation() throws {
         let database = try ArgusDatabase.inMemory()
         let (code, _) = try database.createPairingCode(now: now)
@@ -98,8 +102,12 @@ struct PairingStoreTests {
             Issue.record("the retry's token did not rotate")
             return
         }
-        // someone replays the third token later: the family goes, including the current token
+        // someone replays the third token later: every token goes, including the current one, and the device
+        // (so its access tokens too) is no longer paired
+        #expect(try database.activeDevice("phone-1") != nil)
         #expect(try database.refresh(third, deviceId: "phone-1", now: now.addingTimeInterval(60)) == .reuseDetected)
+        #expect(try database.activeDevice("phone-1") == nil, "reuse unpairs the device: its access tokens stop")
+        #expect(try database.devices().first { $0.deviceId == "phone-1" }?.isActive == false)
         #expect(try database.refresh(fourth, deviceId: "phone-1", now: now.addingTimeInterval(61)) == .refused)
         #expect(try database.refresh(first, deviceId: "phone-1", now: now.addingTimeInterval(62)) == .refused)
         // pairing again starts a new family

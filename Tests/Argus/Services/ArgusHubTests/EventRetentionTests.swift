@@ -9,7 +9,7 @@ struct EventRetentionTests {
     @Test("the first call prunes; the next within the hour does not; an hour later it does")
     func hourly() throws {
         let database = try ArgusDatabase.inMemory()
-        let camera = try database.camera(source: "cribcall:m1", name: "Nursery", sourceType: "cribcall")
+        let camera = try database.monitorCamera(source: "cribcall:m1", name: "Nursery")
         let now = ArgusFixtures.epoch.addingTimeInterval(90 * 86_400)
         func addOld() throws {
             try database.addEvent(
