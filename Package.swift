@@ -410,7 +410,7 @@ let toukanTargets: [Target] = [
     // The client side: the ledger in SQLite (GRDB, WAL, 0600).
     toukan.adapter("ToukanStore", ["ToukanCore", "SQLiteFiles", grdb]),
     // The client side: POST /upload and tus 1.0 over async-http-client, streamed from disk.
-    toukan.adapter("ToukanUploader", ["ToukanCore", asyncHTTPClient, nioCore, nioHTTP1]),
+    toukan.adapter("ToukanUploader", ["ToukanCore", asyncHTTPClient, nioCore, nioHTTP1, nioPosix, nioSSL]),
     // The upload queue running: ToukanCore's decisions over the store, the uploader and the network watch.
     toukan.service("ToukanUploads", ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", logging]),
     // `toukan`'s work: the recorder daemon behind its control socket, started on first use; the commands.

@@ -12,6 +12,17 @@ public enum UploadParsersFuzzer {
         checkFileRoundTrip(bytes)
         checkMetadata(bytes)
         _ = AudioSniffer.sniff(bytes)
+        checkBoxWalk(bytes)
+    }
+
+    /// The MP4 box walk over the bytes as a file: it ends, and a whole file's boxes add up to its length.
+    static func checkBoxWalk(_ bytes: [UInt8]) {
+        let structure = MP4Boxes.walk(size: Int64(bytes.count)) { offset in
+            Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + 16)])
+        }
+        if case .damaged(let valid, _) = structure {
+            precondition((0..<Int64(max(bytes.count, 1))).contains(valid), "valid bytes \(valid) outside the file")
+        }
     }
 
     /// What the parser reports, with body slices joined: comparable across chunkings.

@@ -17,6 +17,8 @@ public final class FaultyProxy: Sendable {
     private let faults = Mutex<[Fault]>([])
     private let armedLosses = Mutex<[[UInt8]]>([])
     private let connections = Mutex(0)
+    private let forwarded = Atomic<Int>(0)
+    private let rate = Atomic<Int>(0)
     private let target: Int
 
     /// A proxy to 127.0.0.1:`target`.
@@ -35,6 +37,14 @@ public final class FaultyProxy: Sendable {
     public func loseAnswer(toRequestStartingWith prefix: String) {
         armedLosses.withLock { $0.append(Array(prefix.utf8)) }
     }
+
+    /// A slow link: from now on, what clients send reaches the server at about `bytesPerSecond` (0: at once).
+    public func throttle(bytesPerSecond: Int) {
+        rate.store(bytesPerSecond, ordering: .relaxed)
+    }
+
+    /// Bytes of requests forwarded to the server so far, on every connection.
+    public var forwardedBytes: Int { forwarded.load(ordering: .relaxed) }
 
     /// Faults not yet used.
     public var pendingFaults: Int { faults.withLock { $0.count } }
@@ -89,7 +99,7 @@ public final class FaultyProxy: Sendable {
                                 return  // the cut: both sides close
                             }
                             budget -= chunk.readableBytes
-                            try await serverOut.write(chunk)
+                            try await self.forward(chunk, to: serverOut)
                         }
                     }
                     group.addTask {
@@ -103,6 +113,18 @@ public final class FaultyProxy: Sendable {
                     group.cancelAll()
                 }
             }
+        }
+    }
+
+    /// Writes `chunk` upstream, in slices paced by the throttle when one is set.
+    private func forward(_ chunk: ByteBuffer, to server: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
+        var chunk = chunk
+        while chunk.readableBytes > 0 {
+            let rate = rate.load(ordering: .relaxed)
+            let slice = chunk.readSlice(length: rate > 0 ? min(chunk.readableBytes, 4_096) : chunk.readableBytes)!
+            if rate > 0 { try await Task.sleep(for: .seconds(Double(slice.readableBytes) / Double(rate))) }
+            try await server.write(slice)
+            forwarded.add(slice.readableBytes, ordering: .relaxed)
         }
     }
 

@@ -109,6 +109,7 @@ public enum AudioAnalyzer {
             throw AudioAnalysisError(
                 "missing GStreamer elements \(missing.elements.joined(separator: ", "))\(packages)")
         }
+        try checkStructure(path: path)
         let run = Run()
         let pipeline: Pipeline
         do {
@@ -151,6 +152,25 @@ public enum AudioAnalyzer {
             return AudioAnalysis(
                 duration: state.meter.duration, loudness: state.meter.integratedLoudness,
                 transcript: transcribe ? words.joined(separator: " ") : nil)
+        }
+    }
+
+    /// Refuses a file that stops being MP4 before its end (ToukanCore's ``MP4Boxes``): GStreamer would decode its
+    /// good part alone and say nothing of the rest.
+    static func checkStructure(path: String) throws {
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw AudioAnalysisError("the file cannot be read")
+        }
+        defer { try? file.close() }
+        let size = Int64(try file.seekToEnd())
+        let structure = try MP4Boxes.walk(size: size) { offset in
+            try file.seek(toOffset: UInt64(offset))
+            return [UInt8](try file.read(upToCount: 16) ?? Data())
+        }
+        if case .damaged(let valid, let reason) = structure {
+            throw AudioAnalysisError(
+                "the file is damaged: it is MP4 up to byte \(valid) of \(size), then not (\(reason)); "
+                    + "record or send it again")
         }
     }
 

@@ -15,8 +15,9 @@ public protocol MemoryStore: Sendable {
 
     func memory(id: String) async throws -> Memory?
 
-    /// The newest memories first (then by id).
-    func memories(limit: Int) async throws -> [Memory]
+    /// The newest memories first (then by id), `limit` of them, starting after the memory `after` (a page's last,
+    /// as the cursor of the next page; nil: from the newest). An `after` that names no memory gives none.
+    func memories(limit: Int, after: String?) async throws -> [Memory]
 
     /// Records what processing found: ready with its measures, or failed with the reason; counts the run.
     /// - Throws: ``MemoryStoreError`` when no memory has the id.
@@ -42,8 +43,18 @@ public protocol MemoryStore: Sendable {
 }
 
 extension MemoryStore {
-    /// The newest 500 memories.
-    public func memories() async throws -> [Memory] {
-        try await memories(limit: 500)
+    /// The newest `limit` memories.
+    public func memories(limit: Int = 500) async throws -> [Memory] {
+        try await memories(limit: limit, after: nil)
+    }
+
+    /// Every memory, newest first, read a page at a time.
+    public func allMemories(pageSize: Int = 500) async throws -> [Memory] {
+        var all: [Memory] = []
+        while true {
+            let page = try await memories(limit: pageSize, after: all.last?.id)
+            all += page
+            if page.count < pageSize { return all }
+        }
     }
 }

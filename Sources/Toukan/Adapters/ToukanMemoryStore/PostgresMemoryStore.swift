@@ -136,10 +136,19 @@ public final class PostgresMemoryStore: MemoryStore {
         try await memories("SELECT \(unescaped: Self.memoryColumns) FROM toukan_memory WHERE id = \(id)").first
     }
 
-    public func memories(limit: Int) async throws -> [Memory] {
-        try await memories(
+    public func memories(limit: Int, after: String?) async throws -> [Memory] {
+        guard let after else {
+            return try await memories(
+                """
+                SELECT \(unescaped: Self.memoryColumns) FROM toukan_memory ORDER BY created_at DESC, id LIMIT \(limit)
+                """)
+        }
+        return try await memories(
             """
-            SELECT \(unescaped: Self.memoryColumns) FROM toukan_memory ORDER BY created_at DESC, id LIMIT \(limit)
+            SELECT \(unescaped: Self.memoryColumns) FROM toukan_memory m
+            WHERE EXISTS (SELECT 1 FROM toukan_memory c WHERE c.id = \(after)
+                AND (m.created_at < c.created_at OR (m.created_at = c.created_at AND m.id > c.id)))
+            ORDER BY m.created_at DESC, m.id LIMIT \(limit)
             """)
     }
 

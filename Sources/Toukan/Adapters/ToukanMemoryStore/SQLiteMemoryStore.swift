@@ -113,10 +113,21 @@ public final class SQLiteMemoryStore: MemoryStore {
         }
     }
 
-    public func memories(limit: Int) async throws -> [Memory] {
+    public func memories(limit: Int, after: String?) async throws -> [Memory] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM memory ORDER BY createdAt DESC, id LIMIT ?", arguments: [limit])
-                .map(Self.memory)
+            guard let after else {
+                return try Row.fetchAll(
+                    db, sql: "SELECT * FROM memory ORDER BY createdAt DESC, id LIMIT ?", arguments: [limit]
+                ).map(Self.memory)
+            }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT m.* FROM memory m, (SELECT createdAt, id FROM memory WHERE id = ?) c
+                    WHERE m.createdAt < c.createdAt OR (m.createdAt = c.createdAt AND m.id > c.id)
+                    ORDER BY m.createdAt DESC, m.id LIMIT ?
+                    """, arguments: [after, limit]
+            ).map(Self.memory)
         }
     }
 

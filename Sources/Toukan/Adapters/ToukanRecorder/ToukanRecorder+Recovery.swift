@@ -34,7 +34,15 @@ extension ToukanRecorder {
         }
     }
 
-    private static func remux(_ partial: URL, to output: URL) throws(RecorderError) -> Duration {
+    /// The duration of the audio in a recording (finished or partial), read to its end without writing anything:
+    /// what a file found on disk without a ledger row is recorded with.
+    /// - Throws: ``RecorderError/Code/unrecoverable`` if it holds no readable audio.
+    public static func measure(_ file: URL) async throws(RecorderError) -> Duration {
+        try await onOwnThread { () throws(RecorderError) in try remux(file, to: nil) }
+    }
+
+    /// Reads `partial` to its end and, with an `output`, writes what it holds there as a normal .m4a.
+    private static func remux(_ partial: URL, to output: URL?) throws(RecorderError) -> Duration {
         let end = RecoveredEnd()
         let failure: GStreamerFailure?
         do {
@@ -44,7 +52,7 @@ extension ToukanRecorder {
         }
         let duration = end.value.withLock { $0 }
         guard failure == nil, duration > .zero else {
-            try? FileManager.default.removeItem(at: output)
+            if let output { try? FileManager.default.removeItem(at: output) }
             let why = failure.map { " (\($0.reason))" } ?? " (it holds no complete fragment)"
             throw RecorderError(
                 code: .unrecoverable,
@@ -55,23 +63,30 @@ extension ToukanRecorder {
         return duration
     }
 
-    /// The remuxing pipeline; `end` follows the end of the last AAC frame that reached the muxer.
+    /// The remuxing pipeline (without an output, the parsed frames end in a fakesink); `end` follows the end of
+    /// the last AAC frame that reached the muxer.
     private static func remuxPipeline(
         _ partial: URL,
-        to output: URL,
+        to output: URL?,
         end: RecoveredEnd
     ) throws(GStreamerError) -> Pipeline {
-        try GStreamer.requireElements(recoveryElements)
+        try GStreamer.requireElements(recoveryElements + ["fakesink"])
         let pipeline = try Pipeline(name: "recorder-recovery")
         let source = try pipeline.make("filesrc", name: "partial")
         source.set("location", partial.path)
         let demuxer = try pipeline.make("qtdemux", name: "demuxer")
         let parser = try pipeline.make("aacparse", name: "parser")
-        let muxer = try pipeline.make("mp4mux", name: "muxer")
-        let sink = try pipeline.make("filesink", name: "sink")
-        sink.set("location", output.path)
         try pipeline.link(source, demuxer)
-        try pipeline.link([parser, muxer, sink])
+        if let output {
+            let muxer = try pipeline.make("mp4mux", name: "muxer")
+            let sink = try pipeline.make("filesink", name: "sink")
+            sink.set("location", output.path)
+            try pipeline.link([parser, muxer, sink])
+        } else {
+            let sink = try pipeline.make("fakesink", name: "sink")
+            sink.set("sync", false)
+            try pipeline.link(parser, sink)
+        }
         let parserInput = parser.staticPad("sink")
         demuxer.onPadAdded { pad in
             guard pad.mediaType?.hasPrefix("audio/") == true, let parserInput, !parserInput.isLinked else { return }

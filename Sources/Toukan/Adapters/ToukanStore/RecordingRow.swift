@@ -7,7 +7,7 @@ enum RecordingRow {
     static let columns = [
         "id", "filePath", "recordedAt", "duration", "gaps", "idempotencyKey", "uploadStatus", "memoryId",
         "retryCount", "lastAttempt", "uploadOffset", "uploadLocation", "retryNotBefore", "lastError", "uploadedAt",
-        "purgeAfter", "fileDeletedAt",
+        "purgeAfter", "fileDeletedAt", "offlineAttempts", "offlineSince", "recoveredAfterCrash",
     ]
 
     /// The values of `columns`, in order.
@@ -19,6 +19,7 @@ enum RecordingRow {
             recording.memoryId, recording.retryCount, seconds(recording.lastAttempt), recording.uploadOffset,
             recording.uploadLocation, seconds(recording.retryNotBefore), recording.lastError,
             seconds(recording.uploadedAt), seconds(recording.purgeAfter), seconds(recording.fileDeletedAt),
+            recording.offlineAttempts, seconds(recording.offlineSince), recording.recoveredAfterCrash,
         ]
     }
 
@@ -66,7 +67,8 @@ enum RecordingRow {
             uploadOffset: row["uploadOffset"], uploadLocation: row["uploadLocation"],
             retryNotBefore: date(row["retryNotBefore"]), lastError: row["lastError"],
             uploadedAt: date(row["uploadedAt"]), purgeAfter: date(row["purgeAfter"]),
-            fileDeletedAt: date(row["fileDeletedAt"]))
+            fileDeletedAt: date(row["fileDeletedAt"]), offlineAttempts: row["offlineAttempts"],
+            offlineSince: date(row["offlineSince"]), recoveredAfterCrash: row["recoveredAfterCrash"])
     }
 
     static func progress(_ row: Row) -> UploadProgress? {

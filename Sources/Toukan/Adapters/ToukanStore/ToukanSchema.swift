@@ -38,6 +38,15 @@ enum ToukanSchema {
                     CREATE INDEX recording_uploadStatus ON recording (uploadStatus);
                     """)
         }
+        // An unreachable server is offline, not a failure: its attempts are counted apart, with since when.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE recording ADD COLUMN offlineAttempts INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE recording ADD COLUMN offlineSince REAL;
+                    ALTER TABLE recording ADD COLUMN recoveredAfterCrash INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

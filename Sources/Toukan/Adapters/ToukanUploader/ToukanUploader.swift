@@ -64,6 +64,9 @@ public final class ToukanUploader: RecordingUploading {
                 connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout)))
         httpConfiguration.httpVersion = .http1Only
         httpConfiguration.redirectConfiguration = .disallow
+        // A refused connection is an answer: report it now (the upload queue waits and tries again), rather than
+        // retrying it inside the client until the connect timeout has passed.
+        httpConfiguration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
     }
 
@@ -180,7 +183,10 @@ public final class ToukanUploader: RecordingUploading {
         } catch let failure as UploadFailure {
             throw failure
         } catch {
-            throw .network("\(request.method.rawValue) \(request.url): \(error)")
+            let url = URL(string: request.url)
+            let server = url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host } ?? request.url
+            let why = NetworkErrorText.describe(error, connectTimeout: configuration.connectTimeout)
+            throw .network("cannot reach \(server) (\(why))")
         }
     }
 

@@ -5,9 +5,10 @@ public import Foundation
 /// ```
 /// pending ──beginUpload──▶ uploading ──completeUpload──▶ uploaded (final)
 ///    ▲  ▲                   │  │
-///    │  └──failAttempt──────┘  └──failAttempt (permanent, or the 5th failure)──▶ failed
-///    │     (retryable)                                                              │
-///    └───────────────────────────── retry (manual) ─────────────────────────────────┘
+///    │  └──failAttempt──────┘  └──failAttempt (refused, or the 5th counted failure)──▶ failed
+///    │     (offline: always;                                                            │
+///    │      counted: before the 5th)                                                    │
+///    └───────────────────────────── retry (manual) ─────────────────────────────────────┘
 /// uploading ──recoverInterruptedUpload (daemon restarted)──▶ pending, keeping offset, location and key
 /// ```
 extension Recording {
@@ -56,10 +57,13 @@ extension Recording {
         purgeAfter = now.addingTimeInterval(retention)
         lastError = nil
         retryNotBefore = nil
+        offlineSince = nil
     }
 
-    /// The attempt in progress failed. A retryable failure goes back to pending (until the policy's last attempt);
-    /// a permanent one fails at once, keeping the server's message.
+    /// The attempt in progress failed (`now` is when it ended). An unreachable server leaves the recording pending
+    /// however long it lasts (the seed: a backend that is down is the same as offline), remembering since when; a
+    /// failure the server is to blame for goes back to pending until the policy's last attempt; a refusal of the
+    /// content fails at once, keeping the server's message.
     /// - Returns: The status it moved to (`.pending` or `.failed`).
     /// - Throws: `.notUploading` outside an upload.
     @discardableResult
@@ -67,19 +71,31 @@ extension Recording {
         _ failure: UploadFailure, at now: Date, policy: UploadRetryPolicy = UploadRetryPolicy()
     ) throws(RecordingTransitionError) -> UploadStatus {
         guard uploadStatus == .uploading else { throw notUploading("fail an upload attempt") }
-        retryCount += 1
         lastError = failure.description
         retryNotBefore = nil
-        if failure.isRetryable && retryCount < policy.maximumAttempts {
+        switch failure.disposition {
+        case .offline:
+            offlineAttempts += 1
+            if offlineSince == nil { offlineSince = lastAttempt ?? now }
             uploadStatus = .pending
-            if case .server(_, _, let retryAfter?) = failure {
-                retryNotBefore = now.addingTimeInterval(retryAfter)
-            }
-        } else {
+        case .counted:
+            retryCount += 1
+            offlineSince = nil
+            uploadStatus = retryCount < policy.maximumAttempts ? .pending : .failed
+        case .refused:
+            retryCount += 1
+            offlineSince = nil
             uploadStatus = .failed
+        }
+        if uploadStatus == .pending, case .server(_, _, let retryAfter?) = failure {
+            retryNotBefore = now.addingTimeInterval(retryAfter)
         }
         return uploadStatus
     }
+
+    /// Failed attempts since the recording was queued or last retried by hand, whatever their cause: what the wait
+    /// before the next one grows with.
+    public var failedAttempts: Int { retryCount + offlineAttempts }
 
     /// A manual retry (`toukan retry`, the seed's pull-to-refresh) of a failed or pending recording: pending, due
     /// now, with a fresh count of attempts. Where the upload got to (offset, location, key) is kept.
@@ -89,6 +105,8 @@ extension Recording {
         case .pending, .failed:
             uploadStatus = .pending
             retryCount = 0
+            offlineAttempts = 0
+            offlineSince = nil
             retryNotBefore = nil
             lastError = nil
         case .uploading:

@@ -20,8 +20,17 @@ public struct Recording: Sendable, Hashable, Identifiable {
     public internal(set) var uploadStatus: UploadStatus
     /// The server's id for the upload, once confirmed.
     public internal(set) var memoryId: String?
-    /// Failed attempts since the recording was queued or last retried by hand.
+    /// Failed attempts the server is to blame for (``UploadFailure/Disposition/counted`` or refused) since the
+    /// recording was queued or last retried by hand; the fifth fails it.
     public internal(set) var retryCount: Int
+    /// Attempts that found the server unreachable (``UploadFailure/Disposition/offline``) since the recording was
+    /// queued or last retried by hand: they never fail it, but lengthen the wait before the next attempt.
+    public internal(set) var offlineAttempts: Int
+    /// Since when the server has been unreachable for this recording (the first of the attempts that found it so,
+    /// since it last answered); nil when it answered the last attempt or none was made.
+    public internal(set) var offlineSince: Date?
+    /// Finalised after its recorder died (a `.part` file recovered), rather than stopped.
+    public var recoveredAfterCrash: Bool
     /// When the last attempt started.
     public internal(set) var lastAttempt: Date?
     /// Bytes the server is known to hold (tus), so an interrupted upload resumes there.
@@ -42,13 +51,13 @@ public struct Recording: Sendable, Hashable, Identifiable {
     /// A freshly saved recording, pending upload.
     public init(
         id: UUID, filePath: String, recordedAt: Date, duration: TimeInterval, idempotencyKey: IdempotencyKey,
-        gaps: [Gap] = []
+        gaps: [Gap] = [], recoveredAfterCrash: Bool = false
     ) {
         self.init(
             restoring: id, filePath: filePath, recordedAt: recordedAt, duration: duration, gaps: gaps,
             idempotencyKey: idempotencyKey, uploadStatus: .pending, memoryId: nil, retryCount: 0, lastAttempt: nil,
             uploadOffset: 0, uploadLocation: nil, retryNotBefore: nil, lastError: nil, uploadedAt: nil,
-            purgeAfter: nil, fileDeletedAt: nil)
+            purgeAfter: nil, fileDeletedAt: nil, recoveredAfterCrash: recoveredAfterCrash)
     }
 
     /// A row as a store kept it.
@@ -56,7 +65,8 @@ public struct Recording: Sendable, Hashable, Identifiable {
         restoring id: UUID, filePath: String, recordedAt: Date, duration: TimeInterval, gaps: [Gap],
         idempotencyKey: IdempotencyKey, uploadStatus: UploadStatus, memoryId: String?, retryCount: Int,
         lastAttempt: Date?, uploadOffset: Int64, uploadLocation: String?, retryNotBefore: Date?, lastError: String?,
-        uploadedAt: Date?, purgeAfter: Date?, fileDeletedAt: Date?
+        uploadedAt: Date?, purgeAfter: Date?, fileDeletedAt: Date?, offlineAttempts: Int = 0, offlineSince: Date? = nil,
+        recoveredAfterCrash: Bool = false
     ) {
         self.id = id
         self.filePath = filePath
@@ -75,5 +85,8 @@ public struct Recording: Sendable, Hashable, Identifiable {
         self.uploadedAt = uploadedAt
         self.purgeAfter = purgeAfter
         self.fileDeletedAt = fileDeletedAt
+        self.offlineAttempts = offlineAttempts
+        self.offlineSince = offlineSince
+        self.recoveredAfterCrash = recoveredAfterCrash
     }
 }

@@ -14,15 +14,33 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The recording's file cannot be read (deleted, unreadable). Not retryable.
     case localFile(String)
 
-    /// Whether the queue tries again by itself: network trouble, 5xx, 408, 429 and 460 (a chunk's checksum did not
-    /// match: corrupted in transit). Every other answer (400, 413, 415, 422, …) fails the recording at once.
-    public var isRetryable: Bool {
+    /// What the queue makes of a failure.
+    public enum Disposition: Sendable, Hashable {
+        /// The server could not be reached or could not take the upload now (network trouble, 5xx, 408, 429): the
+        /// seed's "backend down is the same as offline". Retried for as long as it takes, never counted toward
+        /// `failed`.
+        case offline
+        /// The server answered, but not as it should (a chunk corrupted in transit, 460; an answer the contract does
+        /// not allow, such as a captive portal's page or redirect): retried, and counted toward `failed`.
+        case counted
+        /// The content is refused (400, 413, 415, 422 and every other 4xx) or the file cannot be read: failed at
+        /// once, with the reason.
+        case refused
+    }
+
+    public var disposition: Disposition {
         switch self {
-        case .network: return true
-        case .server(let status, _, _): return status >= 500 || [408, 429, 460].contains(status)
-        case .protocolViolation, .localFile: return false
+        case .network: return .offline
+        case .server(let status, _, _):
+            if status >= 500 || status == 408 || status == 429 { return .offline }
+            return status == 460 ? .counted : .refused
+        case .protocolViolation: return .counted
+        case .localFile: return .refused
         }
     }
+
+    /// Whether the queue tries again by itself (everything but a refusal of the content).
+    public var isRetryable: Bool { disposition != .refused }
 
     /// What the history shows for it.
     public var description: String {

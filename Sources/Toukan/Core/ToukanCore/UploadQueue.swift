@@ -33,9 +33,9 @@ public struct UploadQueue: Sendable, Hashable {
     /// The next action for the ledger `rows` at `now`.
     ///
     /// A pending recording is due once its backoff has passed (`lastAttempt` + the policy's delay for its
-    /// `retryCount`) and never before a server's Retry-After. When the link came up after its last attempt, the
-    /// backoff is over (uploads start as soon as the network returns) but a Retry-After still holds, and the count
-    /// of attempts is kept: failed recordings stay failed.
+    /// `failedAttempts`, at most 10 minutes) and never before a server's Retry-After. When the link came up after
+    /// its last attempt, the backoff is over (uploads start as soon as the network returns) but a Retry-After still
+    /// holds, and the count of attempts is kept: failed recordings stay failed.
     public func nextAction(rows: [Recording], connectivity: Connectivity, now: Date) -> UploadQueueAction {
         if let active = rows.first(where: { $0.uploadStatus == .uploading }) { return .busy(active.id) }
         let pending = rows.filter { $0.uploadStatus == .pending }
@@ -52,7 +52,8 @@ public struct UploadQueue: Sendable, Hashable {
     public func dueDate(of row: Recording, onlineSince: Date) -> Date {
         guard let lastAttempt = row.lastAttempt else { return row.retryNotBefore ?? .distantPast }
         let linkReturned = onlineSince > lastAttempt
-        let backoff = linkReturned ? .distantPast : lastAttempt + retryPolicy.delay(afterFailures: row.retryCount)
+        let backoff =
+            linkReturned ? .distantPast : lastAttempt + retryPolicy.delay(afterFailures: row.failedAttempts)
         return max(backoff, row.retryNotBefore ?? .distantPast)
     }
 

@@ -16,7 +16,7 @@ struct Toukan: AsyncParsableCommand {
     )
 
     static func main() async {
-        ToukanLogging.bootstrap()
+        ToukanLogging.bootstrap(arguments: CommandLine.arguments)
         await main(nil)
     }
 
@@ -97,7 +97,7 @@ struct Toukan: AsyncParsableCommand {
         @OptionGroup var options: Options
 
         func run() async throws {
-            for line in try await reporting("history", { try options.commands.history() }) { print(line) }
+            for line in try await reporting("history", { try await options.commands.history() }) { print(line) }
         }
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ToukanCore
 import ToukanRecorder
+import ToukanStore
 import UnixSignals
 
 /// `toukan daemon`: the background process `toukan start` launches on first use (as Siri launches the app). It
@@ -41,18 +42,24 @@ public struct DaemonRun: Sendable {
                 log.error("\(saved.file.lastPathComponent) is saved but not yet queued: \(error)")
             }
         }
-        _ = await daemon.recoverPartialFiles()
-        // Recordings a daemon saved but could not queue before it died.
-        let saved = ((try? FileManager.default.contentsOfDirectory(atPath: data.recordings.path)) ?? [])
-            .filter { $0.hasSuffix(RecordingName.fileExtension) }.sorted()
-            .map { data.recordings.appendingPathComponent($0) }
-        try? await uploads.adopt(saved)
+        // What a daemon that died left: partial recordings, saved recordings it had not queued, uploads cut off.
+        var recovered = await daemon.recoverPartialFiles()
+        recovered += (try? await uploads.adopt(data.savedFiles())) ?? []
+        do {
+            let interrupted = try uploads.database.recoverInterruptedUploads()
+            if !interrupted.isEmpty {
+                log.info("\(interrupted.count) upload(s) cut off by a crash go back in the queue")
+            }
+        } catch {
+            log.error("cannot put uploads cut off by a crash back in the queue: \(error)")
+        }
         await uploads.start()
+        let startedWith = recovered
         let (quit, quitting) = AsyncStream.makeStream(of: Void.self)
         let server: ControlSocketServer
         do {
             server = try await ControlSocketServer.start(path: data.socket.path) { request in
-                Self.answer(request, daemon: daemon, uploads: uploads, quit: quitting)
+                Self.answer(request, daemon: daemon, uploads: uploads, recovered: startedWith, quit: quitting)
             }
         } catch let error as ControlSocketError where error.code == .alreadyRunning {
             throw ToukanFailure("a Toukan daemon is already running for \(data.url.path)")
@@ -72,9 +79,10 @@ public struct DaemonRun: Sendable {
         log.info("stopped")
     }
 
-    /// One request's answer lines.
+    /// One request's answer lines. `recovered`: what this daemon recovered when it started (the status says it).
     static func answer(
-        _ request: JSONValue, daemon: RecorderDaemon, uploads: Uploads, quit: AsyncStream<Void>.Continuation
+        _ request: JSONValue, daemon: RecorderDaemon, uploads: Uploads, recovered: [SavedRecording],
+        quit: AsyncStream<Void>.Continuation
     ) -> AsyncStream<JSONValue> {
         AsyncStream(JSONValue.self) { continuation in
             let task = Task {
@@ -102,7 +110,16 @@ public struct DaemonRun: Sendable {
                 case "stop":
                     continuation.yield(await daemon.stop())
                 case "status":
-                    continuation.yield(await daemon.status())
+                    let status = await daemon.status()
+                    guard case .object(var members) = status else {
+                        continuation.yield(status)
+                        break
+                    }
+                    members["recoveredAtStart"] = .array(
+                        recovered.map {
+                            ["file": .string($0.file.lastPathComponent), "durationSeconds": .number($0.duration)]
+                        })
+                    continuation.yield(.object(members))
                 case "watch":
                     while !Task.isCancelled {
                         continuation.yield(await daemon.status())

@@ -5,43 +5,33 @@ import ToukanCore
 import ToukanStore
 
 /// `toukan history|retry|cleanup`: the ledger, read and changed directly (SQLite in WAL mode, so this works while
-/// the daemon writes); the daemon is told to look again when it runs.
+/// the daemon writes); the daemon is told to look again when it runs, and started when work waits for it.
 extension ToukanCommands {
-    /// Opens the ledger, or nil when nothing was ever recorded here (nothing is created then).
-    private func ledger() throws -> ToukanDatabase? {
-        guard FileManager.default.fileExists(atPath: data.url.appendingPathComponent(ToukanDatabase.fileName).path)
-        else { return nil }
-        return try ToukanDatabase(directory: data.url)
-    }
-
-    /// `toukan history`: newest first, with status and live upload progress. Returns the lines to print.
-    public func history() throws -> [String] {
+    /// `toukan history`: newest first, with status (and why a recording waits) and live upload progress. Returns
+    /// the lines to print.
+    public func history() async throws -> [String] {
+        let repair = try await repair()
         let entries = try ledger()?.history() ?? []
-        if json { return entries.map { Self.json($0).canonicalString } }
+        let summary = UploadSummary(entries: entries, server: data.uploadServer, now: Date())
+        if json { return entries.map { Self.json($0, status: summary.status(of: $0)).canonicalString } }
         guard !entries.isEmpty else { return ["No recordings yet. Start one with `toukan start`."] }
         let format = Date.FormatStyle(date: .abbreviated, time: .shortened)
-        return entries.map { entry in
+        let lines = entries.map { entry in
             let recording = entry.recording
-            var status: String
-            switch recording.uploadStatus {
-            case .pending: status = "waiting to upload"
-            case .uploading:
-                status = "uploading"
-                if let progress = entry.progress { status += " \(Int((progress.fraction * 100).rounded())) %" }
-            case .uploaded: status = "uploaded"
-            case .failed: status = "failed: \(recording.lastError ?? "unknown error") — `toukan retry` sends it again"
-            }
             var line =
                 "\(String(recording.id.uuidString.prefix(8)).lowercased())  \(recording.recordedAt.formatted(format))"
-            line += "  \(ElapsedTime.duration(recording.duration))  \(status)"
+            line += "  \(ElapsedTime.duration(recording.duration))  \(summary.status(of: entry))"
             if !recording.gaps.isEmpty { line += "  (\(recording.gaps.map(\.description).joined(separator: "; ")))" }
+            if recording.recoveredAfterCrash { line += "  (recovered after a crash)" }
             if recording.fileDeletedAt != nil { line += "  [local file cleaned up]" }
             return line
         }
+        return [repair.recoveredText].compactMap { $0 } + lines
     }
 
     /// `toukan retry [ID|--all]`: failed recordings go back in the queue (`--all` also hurries waiting ones).
     public func retry(_ id: String?, all: Bool) async throws -> String {
+        _ = try await repair()
         guard let database = try ledger() else { throw ToukanFailure("nothing to retry: no recordings yet") }
         let count: Int
         if all {
@@ -63,10 +53,20 @@ extension ToukanCommands {
             }
             count = 1
         }
+        if count > 0 { try await ensureDaemon() }
         _ = try? await ControlSocketClient.ask(path: data.socket.path, ["command": "wake"])
-        return json
-            ? JSONValue.object(["ok": true, "queued": .number(Double(count))]).canonicalString
-            : "\(count) recording\(count == 1 ? "" : "s") queued for upload again."
+        let uploading = try database.history().filter { $0.recording.uploadStatus == .uploading }.count
+        let server = data.uploadServer
+        if json {
+            return JSONValue.object([
+                "ok": true, "queued": .number(Double(count)), "uploading": .number(Double(uploading)),
+                "server": server.map { .string($0.absoluteString) } ?? .null,
+            ]).canonicalString
+        }
+        var text = "\(count) recording\(count == 1 ? "" : "s") queued for upload again."
+        if count == 0 && uploading > 0 { text += " \(uploading) uploading now." }
+        if server == nil { text += " They wait here: " + UploadSummary.setServer + "." }
+        return text
     }
 
     /// `toukan cleanup`: deletes local files 7 days after their confirmed upload, never before, never un-uploaded.
@@ -88,7 +88,7 @@ extension ToukanCommands {
             : "Deleted \(deleted) uploaded recording\(deleted == 1 ? "" : "s") (\(StoragePolicy.megabytes(freed)))."
     }
 
-    static func json(_ entry: HistoryEntry) -> JSONValue {
+    static func json(_ entry: HistoryEntry, status: String) -> JSONValue {
         let recording = entry.recording
         var object: [String: JSONValue] = [
             "id": .string(recording.id.uuidString.lowercased()), "file": .string(recording.filePath),
@@ -102,6 +102,10 @@ extension ToukanCommands {
         if let progress = entry.progress {
             object["progress"] = ["sent": .number(Double(progress.sent)), "total": .number(Double(progress.total))]
         }
+        object["status"] = .string(status)
+        object["offlineAttempts"] = .number(Double(recording.offlineAttempts))
+        if let since = recording.offlineSince { object["unreachableSince"] = .string(since.formatted(.iso8601)) }
+        if recording.recoveredAfterCrash { object["recoveredAfterCrash"] = true }
         return .object(object)
     }
 }

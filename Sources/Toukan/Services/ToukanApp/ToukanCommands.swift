@@ -3,6 +3,7 @@ import ControlSocket
 public import Foundation
 import SystemdUnit
 import ToukanCore
+import ToukanStore
 
 /// `toukan start|stop|status`: talk to the daemon of a data directory, starting it on first use.
 public struct ToukanCommands: Sendable {
@@ -15,30 +16,61 @@ public struct ToukanCommands: Sendable {
         self.json = json
     }
 
-    /// `toukan start`: starts the daemon if needed, then recording. Returns the line to print.
+    /// `toukan start`: starts the daemon if needed, then recording. Returns the lines to print.
     public func start(source: String, server: String? = nil) async throws -> String {
+        let repair = try await repair()
         try await ensureDaemon()
         var request: [String: JSONValue] = ["command": "start", "source": .string(source)]
         if let server { request["server"] = .string(server) }
-        return try render(try await ask(.object(request)))
+        let answer = try await ask(.object(request))
+        if json { return try render(answer, adding: ["recovered": repair.recoveredJSON]) }
+        return ([try render(answer)] + [repair.recoveredText].compactMap { $0 }).joined(separator: "\n")
     }
 
-    /// `toukan stop`: saves the recording (no daemon: nothing was recording).
+    /// `toukan stop`: saves the recording. When the recorder had died, what it left is recovered and saved: the
+    /// person asked for their recording to be saved, and it is.
     public func stop() async throws -> String {
+        let repair = try await repair()
+        var answer: JSONValue
         do {
-            return try render(try await ask(["command": "stop"]))
+            answer = try await ask(["command": "stop"])
         } catch let error as ControlSocketError where error.code == .notRunning {
-            return try render(RecorderDaemon.reply(.notRecording, ok: true))
+            answer = RecorderDaemon.reply(.notRecording, ok: true)
         }
+        if answer["reply"]?.stringValue == ToukanReply.notRecording.rawValue, !repair.recovered.isEmpty {
+            answer = RecorderDaemon.reply(.recordingSaved, ok: true)
+        }
+        let noServer = answer["reply"]?.stringValue == ToukanReply.recordingSaved.rawValue && data.uploadServer == nil
+        if json {
+            var extra: [String: JSONValue] = ["recovered": repair.recoveredJSON]
+            if noServer { extra["upload"] = .string(UploadSummary.setServer) }
+            return try render(answer, adding: extra)
+        }
+        var lines = [try render(answer)]
+        if let recovered = repair.recoveredText { lines.append(recovered) }
+        if noServer { lines.append("It waits here: " + UploadSummary.setServer + ".") }
+        return lines.joined(separator: "\n")
     }
 
-    /// `toukan status`: the daemon's state, or idle when none runs.
+    /// `toukan status`: the daemon's state (idle when none runs), what was recovered on the way in, and where
+    /// uploads stand.
     public func status() async throws -> String {
+        let repair = try await repair()
+        var status: JSONValue
         do {
-            return statusText(try await ask(["command": "status"]))
+            status = try await ask(["command": "status"])
         } catch let error as ControlSocketError where error.code == .notRunning {
-            return statusText(["event": "status", "state": "idle", "pid": .null])
+            status = ["event": "status", "state": "idle", "pid": .null]
         }
+        let summary = UploadSummary(entries: try ledger()?.history() ?? [], server: data.uploadServer, now: Date())
+        if json {
+            guard case .object(var members) = status else { return status.canonicalString }
+            members["recovered"] = repair.recoveredJSON
+            members["uploads"] = summary.json
+            members.removeValue(forKey: "recoveredAtStart")
+            return JSONValue.object(members).canonicalString
+        }
+        return ([statusText(status), repair.recoveredText, summary.line].compactMap { $0 }).joined(separator: "\n")
     }
 
     /// `toukan status --watch`: the MM:SS timer and a level meter, refreshed until the caller stops iterating.
@@ -64,14 +96,17 @@ public struct ToukanCommands: Sendable {
         try await ControlSocketClient.ask(path: data.socket.path, request)
     }
 
-    /// An answer as the user reads it: the reply, or the error (thrown, so the exit status says it failed).
-    private func render(_ answer: JSONValue) throws -> String {
+    /// An answer as the user reads it: the reply, or the error (thrown, so the exit status says it failed). With
+    /// `--json`, `adding`'s members join the answer's.
+    private func render(_ answer: JSONValue, adding extra: [String: JSONValue] = [:]) throws -> String {
         if answer["ok"] == false {
             let message = answer["error"]?.stringValue ?? "the daemon refused"
             if json { throw ToukanFailure(answer.canonicalString) }
             throw ToukanFailure(message)
         }
-        return json ? answer.canonicalString : answer["reply"]?.stringValue ?? answer.canonicalString
+        guard json else { return answer["reply"]?.stringValue ?? answer.canonicalString }
+        guard case .object(let members) = answer else { return answer.canonicalString }
+        return JSONValue.object(members.merging(extra) { old, _ in old }).canonicalString
     }
 
     /// `● REC 01:23  ▮▮▮▮▮▯▯▯▯▯ −23 dB  toukan_….m4a`, or `Toukan isn't recording right now`.
@@ -116,11 +151,17 @@ public struct ToukanCommands: Sendable {
         } catch {
             throw ToukanFailure("cannot start the Toukan daemon (\(program)): \(error)")
         }
-        let deadline = ContinuousClock.now + .seconds(15)
+        // It recovers what a dead daemon left before it answers (a long recording takes a few seconds): wait while
+        // it lives, up to two minutes.
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if (try? await ask(["command": "status"])) != nil { return }
+            // (setsid may fork and exit 0 at once; a failure status is the daemon's own.)
+            if !process.isRunning, process.terminationStatus != 0 {
+                throw ToukanFailure("the Toukan daemon stopped at start; see \(data.log.path)")
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw ToukanFailure("the Toukan daemon did not start within 15 s; see \(data.log.path)")
+        throw ToukanFailure("the Toukan daemon did not answer within 2 minutes; see \(data.log.path)")
     }
 }

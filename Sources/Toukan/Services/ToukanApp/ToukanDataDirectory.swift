@@ -1,5 +1,6 @@
 import DeviceIdentityStore
 public import Foundation
+import ToukanCore
 
 /// Toukan's data directory (`--data-dir`): `recordings/` (the audio, never deleted before a confirmed upload), the
 /// ledger, the daemon's control socket and its log.
@@ -24,6 +25,29 @@ public struct ToukanDataDirectory: Sendable {
 
     /// The upload server, as `--server` last gave it.
     public var serverFile: URL { url.appendingPathComponent("server") }
+
+    /// The server uploads go to: the remembered one, else `TOUKAN_SERVER`; nil when neither is set.
+    var uploadServer: URL? {
+        if let text = try? String(contentsOf: serverFile, encoding: .utf8) {
+            return URL(string: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return ProcessInfo.processInfo.environment["TOUKAN_SERVER"].flatMap(URL.init(string:))
+    }
+
+    /// Recordings whose recorder died before saving them (`….m4a.part`), oldest first.
+    func partialFiles() -> [URL] {
+        files(endingWith: RecordingName.fileExtension + ".part")
+    }
+
+    /// Saved recordings on disk (`….m4a`), oldest first.
+    func savedFiles() -> [URL] {
+        files(endingWith: RecordingName.fileExtension)
+    }
+
+    private func files(endingWith suffix: String) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: recordings.path)) ?? []
+        return names.filter { $0.hasSuffix(suffix) }.sorted().map { recordings.appendingPathComponent($0) }
+    }
 
     /// The daemon's diagnostics (it has no terminal).
     public var log: URL { url.appendingPathComponent("daemon.log") }

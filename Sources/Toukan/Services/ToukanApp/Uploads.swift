@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NetworkWatch
 import ToukanCore
+import ToukanRecorder
 import ToukanStore
 import ToukanUploader
 import ToukanUploads
@@ -20,12 +21,7 @@ actor Uploads {
     }
 
     /// The server uploads go to: the remembered one, else `TOUKAN_SERVER`.
-    var server: URL? {
-        if let text = try? String(contentsOf: data.serverFile, encoding: .utf8) {
-            return URL(string: text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        return ProcessInfo.processInfo.environment["TOUKAN_SERVER"].flatMap(URL.init(string:))
-    }
+    var server: URL? { data.uploadServer }
 
     /// Remembers `url` as the server and (re)starts the upload loop for it.
     func use(server url: URL) async throws {
@@ -60,6 +56,8 @@ actor Uploads {
         }
         running = (loop, task, uploader, server)
         log.info("uploading to \(server.absoluteString)")
+        // Answer commands once the queue moves: a recording due now reads `uploading` from then on.
+        await loop.firstDecision()
     }
 
     func stop() async {
@@ -78,18 +76,32 @@ actor Uploads {
         try database.add(
             Recording(
                 id: UUID(), filePath: relative, recordedAt: startedAt, duration: saved.duration,
-                idempotencyKey: IdempotencyKey(randomBytes: randomBytes), gaps: saved.gaps))
+                idempotencyKey: IdempotencyKey(randomBytes: randomBytes), gaps: saved.gaps,
+                recoveredAfterCrash: saved.recovered))
         running?.loop.wake()
     }
 
-    /// Recordings on disk the ledger does not know (a daemon died between saving a file and writing its row).
-    func adopt(_ files: [URL]) throws {
+    /// Recordings on disk the ledger does not know (a daemon died between saving a file and writing its row, or
+    /// a file was put there by hand), each with the duration read from it.
+    /// - Returns: What was added.
+    @discardableResult
+    func adopt(_ files: [URL]) async throws -> [SavedRecording] {
         let known = Set(try database.history().map(\.recording.filePath))
+        var adopted: [SavedRecording] = []
         for file in files where !known.contains(Self.relativePath(file)) {
-            try add(
-                SavedRecording(file: file, duration: 0, gaps: [], recovered: true),
-                randomBytes: DaemonRun.randomKeyBytes())
+            let seconds: Double
+            do {
+                seconds = try await ToukanRecorder.measure(file).seconds
+            } catch {
+                // Kept and queued all the same: the server says whether it can be decoded.
+                log.warning("\(file.lastPathComponent): its length cannot be read (\(error.message))")
+                seconds = 0
+            }
+            let saved = SavedRecording(file: file, duration: seconds, gaps: [], recovered: true)
+            try add(saved, randomBytes: DaemonRun.randomKeyBytes())
+            adopted.append(saved)
         }
+        return adopted
     }
 
     /// A recording's `filePath` in the ledger: relative to the data directory.

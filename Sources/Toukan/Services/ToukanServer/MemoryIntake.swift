@@ -36,6 +36,8 @@ struct MemoryIntake: Sendable {
         let id = UUID().uuidString.lowercased()
         let paths = directory.audioPath(memoryId: id)
         try FileManager.default.moveItem(atPath: file.path, toPath: paths.absolute)
+        // Owner-only, whichever way it came (a tus upload begun by an older server was made 0644).
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: paths.absolute)
         let memory = Memory(
             id: id, fileName: file.fileName, path: paths.relative, size: file.size, idempotencyKey: file.key?.rawValue,
             digest: file.digest, createdAt: now)
@@ -58,7 +60,7 @@ struct MemoryIntake: Sendable {
 
     /// Queues every memory still `processing` (a process that died between its row and its job).
     func requeueUnfinished(now: Date) async throws {
-        for memory in try await store.memories(limit: 10_000) where memory.status == .processing {
+        for memory in try await store.allMemories() where memory.status == .processing {
             _ = try await queue.enqueue(
                 kind: Self.jobKind, payload: memory.id, key: memory.id, runAfter: now, now: now)
         }

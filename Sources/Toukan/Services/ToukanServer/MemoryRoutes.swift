@@ -6,15 +6,46 @@ import NIOCore
 import ToukanCore
 import ToukanMemoryStore
 
-/// The review side: `GET /memories` (JSON, newest first), `GET /memories/{id}`, `GET /memories/{id}/audio` (the
-/// file as `audio/mp4`).
+/// The review side: `GET /memories` (JSON, newest first, in pages), `GET /memories/{id}`, `GET
+/// /memories/{id}/audio` (the file as `audio/mp4`).
 struct MemoryRoutes: Sendable {
     let intake: MemoryIntake
 
+    /// Memories per page unless `limit` says otherwise, and the most a page holds.
+    static let pageSize = 500
+
     func add<Context: RequestContext>(to router: Router<Context>) {
-        router.get("/memories") { _, _ in
-            let memories = try await intake.store.memories()
-            return Self.json(.array(memories.map(Self.json)))
+        // A page is a JSON array; a full page has `Link: </memories?limit=N&after=ID>; rel="next"` (RFC 8288)
+        // to the next one, so nothing is cut off silently.
+        router.get("/memories") { request, _ in
+            let query = request.uri.queryParameters
+            var limit = Self.pageSize
+            if let text = query["limit"] {
+                guard let value = Int(String(text)), (1...Self.pageSize).contains(value) else {
+                    return HTTPRefusal(
+                        .badRequest, "invalid_limit", "limit is a number of memories per page, 1 to \(Self.pageSize)."
+                    ).response
+                }
+                limit = value
+            }
+            var after: String?
+            if let text = query["after"] {
+                guard let id = UUID(uuidString: String(text))?.uuidString.lowercased(),
+                    try await intake.store.memory(id: id) != nil
+                else {
+                    return HTTPRefusal(
+                        .badRequest, "invalid_cursor",
+                        "after names no memory: use the link the previous page gave (its Link header)."
+                    ).response
+                }
+                after = id
+            }
+            let memories = try await intake.store.memories(limit: limit, after: after)
+            var response = Self.json(.array(memories.map(Self.json)))
+            if memories.count == limit, let last = memories.last {
+                response.headers[HTTPField.Name("Link")!] = "</memories?limit=\(limit)&after=\(last.id)>; rel=\"next\""
+            }
+            return response
         }
         router.get("/memories/:id") { _, context in
             guard let memory = try await memory(context.parameters.get("id")) else { return Self.notFound }

@@ -3,13 +3,14 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The review page (`Public/`: index.html, app.js, style.css; plain files, no build step), read once from the
-/// bundle and served from memory. Only these three paths exist.
+/// The review page (`Public/`: index.html, app.js, style.css, icon.svg; plain files, no build step), read once from
+/// the bundle and served from memory. Only these paths exist.
 struct ReviewPage: Sendable {
     static let files: [(path: String, name: String, type: String)] = [
         ("/", "index.html", "text/html; charset=utf-8"),
         ("/app.js", "app.js", "text/javascript; charset=utf-8"),
         ("/style.css", "style.css", "text/css; charset=utf-8"),
+        ("/icon.svg", "icon.svg", "image/svg+xml"),
     ]
     let bodies: [String: ByteBuffer]
 

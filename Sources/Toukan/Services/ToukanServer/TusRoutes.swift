@@ -70,7 +70,11 @@ struct TusRoutes: Sendable {
         let upload = TusUpload(
             id: id, length: creation.length, metadata: request.headers[HTTPField.Name("Upload-Metadata")!] ?? "",
             fileName: fileName, idempotencyKey: creation.idempotencyKey?.rawValue, createdAt: Date())
-        guard FileManager.default.createFile(atPath: intake.directory.tusPath(uploadId: id), contents: nil) else {
+        // Owner-only from the first byte, like every upload (the audio is someone's conversation).
+        guard
+            FileManager.default.createFile(
+                atPath: intake.directory.tusPath(uploadId: id), contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
             throw HTTPRefusal(.internalServerError, "storage_unavailable", "The server cannot store uploads now.")
         }
         let (holder, inserted) = try await store.insert(upload)

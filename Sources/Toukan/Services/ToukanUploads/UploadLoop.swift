@@ -27,6 +27,8 @@ public final class UploadLoop: Sendable {
     private let logger: Logger
     private let wakeUps: AsyncStream<Void>
     private let wakeUpContinuation: AsyncStream<Void>.Continuation
+    /// Whether the loop has made its first decision, and who waits for it (``firstDecision()``).
+    private let decided = Mutex<(done: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
     public init(
         database: ToukanDatabase, dataDirectory: URL, uploader: any RecordingUploading, network: any NetworkStatus,
@@ -51,9 +53,32 @@ public final class UploadLoop: Sendable {
         wakeUpContinuation.yield()
     }
 
+    /// Returns once the running loop has made its first decision: the upload due now has begun (its row reads
+    /// `uploading`), or nothing is due. What a daemon waits for before it answers, so a command sees the queue
+    /// moving.
+    public func firstDecision() async {
+        await withCheckedContinuation { continuation in
+            let done = decided.withLock { state in
+                if !state.done { state.waiting.append(continuation) }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private func markDecided() {
+        let waiting = decided.withLock { state in
+            state.done = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
     /// Runs until the task is cancelled (or ``wake()``'s stream ends). First puts back uploads a killed daemon left
     /// `uploading` (they resume from their offset). Call it once.
     public func run() async throws {
+        defer { markDecided() }
         let recovered = try database.recoverInterruptedUploads()
         if !recovered.isEmpty { logger.info("resuming \(recovered.count) interrupted upload(s)") }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -88,6 +113,7 @@ public final class UploadLoop: Sendable {
             let action = queue.nextAction(
                 rows: rows, connectivity: online ? .online(since: onlineSince) : .offline, now: now())
             let pause: Duration
+            if case .upload = action {} else { markDecided() }
             switch action {
             case .upload(let id):
                 await attempt(id)
@@ -115,6 +141,7 @@ public final class UploadLoop: Sendable {
     public func attempt(_ id: UUID) async -> Recording? {
         let recording: Recording
         do {
+            defer { markDecided() }
             recording = try database.beginUpload(id: id, at: now())
         } catch {
             logger.warning("cannot start uploading \(id): \(error)")

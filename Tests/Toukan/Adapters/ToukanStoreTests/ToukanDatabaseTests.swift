@@ -34,7 +34,8 @@ struct ToukanDatabaseTests {
         #expect(stored.idempotencyKey == recording.idempotencyKey)
         #expect(stored.lastAttempt == now.addingTimeInterval(0.125))
         #expect(stored.retryNotBefore == now.addingTimeInterval(31))
-        #expect(stored.uploadStatus == .pending && stored.retryCount == 1)
+        #expect(stored.uploadStatus == .pending && stored.retryCount == 0 && stored.offlineAttempts == 1)
+        #expect(stored.offlineSince == now.addingTimeInterval(0.125), "unreachable since that attempt began")
         #expect(stored.lastError == "server answered 503: busy")
     }
 

@@ -36,16 +36,37 @@ struct RecordingTransitionTests {
         }
     }
 
-    @Test("retryable failures return to pending until the fifth, which fails; the count is kept")
-    func retryableFailures() throws {
+    @Test("failures the server is to blame for return to pending until the fifth, which fails; the count is kept")
+    func countedFailures() throws {
         var row = try uploading()
         for attempt in 1...4 {
-            let status = try row.failAttempt(.network("connection refused"), at: Self.now)
-            #expect(status == .pending && row.retryCount == attempt)
+            let status = try row.failAttempt(.protocolViolation("200 instead of 201"), at: Self.now)
+            #expect(status == .pending && row.retryCount == attempt && row.offlineSince == nil)
             try row.beginUpload(at: Self.now)
         }
-        #expect(try row.failAttempt(.server(status: 503, message: nil, retryAfter: nil), at: Self.now) == .failed)
-        #expect(row.retryCount == 5 && row.lastError == "server answered 503")
+        let checksum = UploadFailure.server(status: 460, message: nil, retryAfter: nil)
+        #expect(try row.failAttempt(checksum, at: Self.now) == .failed)
+        #expect(row.retryCount == 5 && row.lastError == "server answered 460")
+    }
+
+    @Test("an unreachable server is offline, never a failure: pending after any number, since when kept")
+    func offlineFailures() throws {
+        var row = try uploading()
+        for attempt in 1...50 {
+            let failure: UploadFailure =
+                attempt.isMultiple(of: 2)
+                ? .network("cannot reach 10.0.0.2:8090 (connection refused)")
+                : .server(status: 503, message: "down for maintenance", retryAfter: nil)
+            #expect(try row.failAttempt(failure, at: Self.now + Double(attempt)) == .pending)
+            #expect(row.retryCount == 0 && row.offlineAttempts == attempt)
+            try row.beginUpload(at: Self.now + Double(attempt) + 1)
+        }
+        #expect(row.offlineSince == Self.now, "since the first attempt that found it unreachable")
+        // The server answers, refusing a chunk: it is no longer unreachable, and that failure counts.
+        try row.failAttempt(.server(status: 460, message: nil, retryAfter: nil), at: Self.now + 100)
+        #expect(row.offlineSince == nil && row.retryCount == 1 && row.failedAttempts == 51)
+        try row.retry()
+        #expect(row.offlineAttempts == 0 && row.retryCount == 0 && row.failedAttempts == 0)
     }
 
     @Test(
@@ -59,19 +80,22 @@ struct RecordingTransitionTests {
     }
 
     @Test(
-        "retryable: network, 5xx, 408, 429, 460; not: 4xx, protocol violations, unreadable files",
+        "offline: network, 5xx, 408, 429; counted: 460, answers the contract does not allow; refused: 4xx, unreadable files",
         arguments: [
-            (UploadFailure.network("reset"), true), (.server(status: 500, message: nil, retryAfter: nil), true),
-            (.server(status: 599, message: nil, retryAfter: nil), true),
-            (.server(status: 408, message: nil, retryAfter: nil), true),
-            (.server(status: 429, message: nil, retryAfter: 30), true),
-            (.server(status: 460, message: nil, retryAfter: nil), true),
-            (.server(status: 409, message: nil, retryAfter: nil), false),
-            (.server(status: 413, message: nil, retryAfter: nil), false),
-            (.protocolViolation("200 instead of 201"), false), (.localFile("no such file"), false),
+            (UploadFailure.network("reset"), UploadFailure.Disposition.offline),
+            (.server(status: 500, message: nil, retryAfter: nil), .offline),
+            (.server(status: 599, message: nil, retryAfter: nil), .offline),
+            (.server(status: 408, message: nil, retryAfter: nil), .offline),
+            (.server(status: 429, message: nil, retryAfter: 30), .offline),
+            (.server(status: 460, message: nil, retryAfter: nil), .counted),
+            (.protocolViolation("200 instead of 201"), .counted),
+            (.server(status: 409, message: nil, retryAfter: nil), .refused),
+            (.server(status: 413, message: nil, retryAfter: nil), .refused),
+            (.localFile("no such file"), .refused),
         ])
-    func classification(failure: UploadFailure, retryable: Bool) {
-        #expect(failure.isRetryable == retryable)
+    func classification(failure: UploadFailure, disposition: UploadFailure.Disposition) {
+        #expect(failure.disposition == disposition)
+        #expect(failure.isRetryable == (disposition != .refused))
     }
 
     @Test("a 429's Retry-After becomes the earliest next attempt")

@@ -3,25 +3,31 @@ import Testing
 import ToukanCore
 import ToukanTestSupport
 
-@Suite("Upload queue: one at a time, oldest due first, backoff 1-2-4-8 s, at once when the network returns")
+@Suite(
+    "Upload queue: one at a time, oldest due first, backoff 1-2-4-8 s up to 10 min, at once when the network returns")
 struct UploadQueueTests {
     static let now = LedgerFixtures.epoch + 3_600
     static let online = Connectivity.online(since: LedgerFixtures.epoch)
     let queue = UploadQueue()
+    /// A failure the server is to blame for (a captive portal's page instead of the receipt): counted.
+    static let counted = UploadFailure.protocolViolation("POST /upload answered 200, not 201")
 
-    /// `row` after `failures` retryable failures, the last one at `lastAttempt`.
-    func failed(_ row: Recording, failures: Int, lastAttempt: Date) throws -> Recording {
+    /// `row` after `failures` failures (the server unreachable unless `failure` says otherwise), the last one at
+    /// `lastAttempt`.
+    func failed(
+        _ row: Recording, failures: Int, lastAttempt: Date, _ failure: UploadFailure = .network("unreachable")
+    ) throws -> Recording {
         var row = row
         for _ in 0..<failures {
             try row.beginUpload(at: lastAttempt)
-            try row.failAttempt(.network("unreachable"), at: lastAttempt)
+            try row.failAttempt(failure, at: lastAttempt)
         }
         return row
     }
 
     @Test("nothing pending: idle; failed rows wait for a manual retry")
     func idle() throws {
-        let exhausted = try failed(LedgerFixtures.pending(1), failures: 5, lastAttempt: Self.now)
+        let exhausted = try failed(LedgerFixtures.pending(1), failures: 5, lastAttempt: Self.now, Self.counted)
         #expect(exhausted.uploadStatus == .failed)
         #expect(queue.nextAction(rows: [], connectivity: Self.online, now: Self.now) == .idle)
         #expect(queue.nextAction(rows: [exhausted], connectivity: Self.online, now: Self.now + 999) == .idle)
@@ -66,7 +72,7 @@ struct UploadQueueTests {
         #expect(queue.nextAction(rows: [row], connectivity: Self.online, now: Self.now + wait) == .upload(id))
     }
 
-    @Test("the whole schedule: attempts at 0, 1, 3, 7, 15 s, then failed")
+    @Test("failures the server is to blame for: attempts at 0, 1, 3, 7, 15 s, then failed")
     func schedule() throws {
         var row = LedgerFixtures.pending(1)
         var clock = Self.now
@@ -76,7 +82,7 @@ struct UploadQueueTests {
             case .upload:
                 attempts.append(clock.timeIntervalSince(Self.now))
                 try row.beginUpload(at: clock)
-                try row.failAttempt(.server(status: 502, message: nil, retryAfter: nil), at: clock)
+                try row.failAttempt(.server(status: 460, message: "checksum mismatch", retryAfter: nil), at: clock)
             case .wait(let until, _): clock = until
             case let other:
                 Issue.record("unexpected \(other)")
@@ -85,6 +91,41 @@ struct UploadQueueTests {
         }
         #expect(attempts == [0, 1, 3, 7, 15])
         #expect(row.uploadStatus == .failed)
+    }
+
+    @Test(
+        "a server down for a day (refused, 502, 503, timeouts): tried again and again, waits doubling up to 10 minutes, never failed",
+        arguments: [
+            UploadFailure.network("cannot reach 10.0.0.2:8090 (connection refused)"),
+            .server(status: 502, message: nil, retryAfter: nil), .server(status: 503, message: "busy", retryAfter: nil),
+            .server(status: 408, message: nil, retryAfter: nil),
+        ])
+    func serverDown(failure: UploadFailure) throws {
+        var row = LedgerFixtures.pending(1)
+        var clock = Self.now
+        var attempts: [Double] = []
+        while clock < Self.now + 86_400 {
+            switch queue.nextAction(rows: [row], connectivity: Self.online, now: clock) {
+            case .upload:
+                attempts.append(clock.timeIntervalSince(Self.now))
+                try row.beginUpload(at: clock)
+                #expect(try row.failAttempt(failure, at: clock + 0.5) == .pending)
+            case .wait(let until, _): clock = until
+            case let other:
+                Issue.record("unexpected \(other)")
+                return
+            }
+        }
+        #expect(Array(attempts.prefix(12)) == [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 1623])
+        let gaps = zip(attempts.dropFirst(), attempts).map { $0 - $1 }
+        #expect(gaps.max() == 600, "never more than 10 minutes between two tries")
+        #expect(attempts.count > 140, "\(attempts.count) tries in a day")
+        #expect(row.uploadStatus == .pending && row.retryCount == 0 && row.offlineAttempts == attempts.count)
+        #expect(row.offlineSince == Self.now, "unreachable since the first attempt that found it so")
+        // It answers again: uploaded, and nothing says it was ever unreachable.
+        try row.beginUpload(at: clock)
+        try row.completeUpload(memoryId: "m-1", at: clock)
+        #expect(row.offlineSince == nil && row.uploadStatus == .uploaded)
     }
 
     @Test("a due recording goes before an older one still in backoff; the soonest due is awaited otherwise")
@@ -100,8 +141,8 @@ struct UploadQueueTests {
 
     @Test("when the link returns, waiting rows are due at once; failed rows stay failed")
     func networkReturn() throws {
-        let waiting = try failed(LedgerFixtures.pending(1), failures: 4, lastAttempt: Self.now)
-        let exhausted = try failed(LedgerFixtures.pending(2), failures: 5, lastAttempt: Self.now)
+        let waiting = try failed(LedgerFixtures.pending(1), failures: 4, lastAttempt: Self.now, Self.counted)
+        let exhausted = try failed(LedgerFixtures.pending(2), failures: 5, lastAttempt: Self.now, Self.counted)
         let rows = [waiting, exhausted]
         #expect(queue.nextAction(rows: rows, connectivity: .offline, now: Self.now + 1) == .waitForNetwork(pending: 1))
         let back = Connectivity.online(since: Self.now + 2)
@@ -124,13 +165,13 @@ struct UploadQueueTests {
     @Test("retry --all: pending and failed rows are due now with a fresh count; others are untouched")
     func retryAll() throws {
         let waiting = try failed(LedgerFixtures.pending(1), failures: 3, lastAttempt: Self.now)
-        let exhausted = try failed(LedgerFixtures.pending(2), failures: 5, lastAttempt: Self.now)
+        let exhausted = try failed(LedgerFixtures.pending(2), failures: 5, lastAttempt: Self.now, Self.counted)
         var done = LedgerFixtures.pending(3)
         try done.beginUpload(at: Self.now)
         try done.completeUpload(memoryId: "m-3", at: Self.now)
         let refreshed = UploadQueue.retryAll([waiting, exhausted, done])
         #expect(refreshed.map(\.uploadStatus) == [.pending, .pending, .uploaded])
-        #expect(refreshed.map(\.retryCount) == [0, 0, 0])
+        #expect(refreshed.map(\.retryCount) == [0, 0, 0] && refreshed.map(\.offlineAttempts) == [0, 0, 0])
         #expect(refreshed[2] == done)
         #expect(queue.nextAction(rows: refreshed, connectivity: Self.online, now: Self.now) == .upload(waiting.id))
     }

@@ -55,7 +55,15 @@ struct ToukanCLITests {
         #expect(URL(fileURLWithPath: file).lastPathComponent.hasPrefix("toukan_"))
         #expect(try await data.toukan("status").stdoutText.hasPrefix("● REC 00:0"))
         let stopped = try await data.toukan("stop")
-        #expect(stopped.stdoutText == "Recording saved. I'll upload it in the background.\n")
+        #expect(
+            stopped.stdoutText == """
+                Recording saved. I'll upload it in the background.
+                It waits here: no upload server is set (`toukan start --server URL` sets one).
+
+                """)
+        let history = try await data.toukan("history").stdoutText
+        #expect(
+            history.contains("waiting to upload: no upload server is set (`toukan start --server URL`"), "\(history)")
         #expect(try data.files() == [URL(fileURLWithPath: file).lastPathComponent])
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
@@ -63,7 +71,7 @@ struct ToukanCLITests {
     }
 
     @Test(
-        "kill -9 of the daemon mid-recording: the next start finalizes the partial file, within 1 s of the time recorded"
+        "kill -9 of the daemon mid-recording: the next status recovers it at once, within 1 s of the time recorded; history lists it"
     )
     func killedDaemon() async throws {
         let data = DataDirectory()
@@ -78,11 +86,18 @@ struct ToukanCLITests {
         try await eventually("the daemon is gone") { kill(pid_t(pid), 0) != 0 }
         let partial = try data.files()
         #expect(partial.count == 1 && partial[0].hasSuffix(".m4a.part"), "\(partial)")
-        // The next use starts a new daemon, which finalizes the partial file before anything else.
+        let recovered = String(partial[0].dropLast(".part".count))
+        // Whatever the person types next mends it first: `status` starts a daemon, which finalizes the file.
+        let next = try await data.toukan("status")
+        #expect(
+            next.stdoutText.hasPrefix("Toukan isn't recording right now\nRecovered \(recovered) (")
+                && next.stdoutText.contains("after the recorder stopped unexpectedly."),
+            "\(next.stdoutText)\(next.stderrText)")
+        let history = try await data.toukan("history").stdoutText
+        #expect(history.contains("waiting to upload") && history.contains("(recovered after a crash)"), "\(history)")
         #expect(try await data.toukan("start", "--audio-source", "test:tone").stdoutText == "Recording started\n")
         #expect(try await data.toukan("stop").status == 0)
         let files = try data.files()
-        let recovered = String(partial[0].dropLast(".part".count))
         #expect(files.count == 2 && files.contains(recovered) && !files.contains { $0.hasSuffix(".part") }, "\(files)")
         let log = try String(contentsOfFile: data.path + "/daemon.log", encoding: .utf8)
         #expect(log.contains("recovered \(recovered)"))
@@ -92,7 +107,9 @@ struct ToukanCLITests {
         #expect(abs(probe.seconds - recorded) <= 1, "recovered \(probe.seconds) s of \(recorded) s recorded")
     }
 
-    @Test("a recording is queued while the server is down and uploaded once it is up; history shows the memory id")
+    @Test(
+        "the server down: status and history say it is unreachable since when and the next try; retry --all hurries it once up"
+    )
     func uploadsWhenTheServerComesUp() async throws {
         let data = DataDirectory()
         let port = try await FreePort.take()
@@ -102,10 +119,21 @@ struct ToukanCLITests {
                 .status == 0)
         try await Task.sleep(for: .seconds(1))
         #expect(try await data.toukan("stop").status == 0)
-        try await eventually("the first attempt fails") {
+        try await eventually("two attempts find the server unreachable") {
             let history = try await data.toukan("history", "--json").stdoutText
-            return history.contains(#""retryCount":1"#) || history.contains(#""uploadStatus":"failed""#)
+            return history.contains(#""offlineAttempts":2"#) || history.contains(#""uploadStatus":"failed""#)
         }
+        let status = try await data.toukan("status").stdoutText
+        #expect(
+            status.contains("Uploads: 1 waiting: 127.0.0.1:\(port) unreachable since ")
+                && status.contains(", next try "),
+            "\(status)")
+        let history = try await data.toukan("history").stdoutText
+        #expect(history.contains("waiting: 127.0.0.1:\(port) unreachable since "), "\(history)")
+        let json = try await data.toukan("history", "--json").stdoutText
+        #expect(
+            json.contains(#""lastError":"network: cannot reach 127.0.0.1:\#(port) (connection refused)""#),
+            "said in words, not as nested error types: \(json)")
         // An independent server (Python's http.server) comes up; `retry --all` is the pull-to-refresh.
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/toukan/upload_server.py").path
         let server = try BackgroundProcess("python3", [script, "127.0.0.1", "\(port)"])
@@ -114,8 +142,8 @@ struct ToukanCLITests {
         try await eventually("uploaded", timeout: .seconds(60)) {
             try await data.toukan("history", "--json").stdoutText.contains(#""uploadStatus":"uploaded""#)
         }
-        let history = try await data.toukan("history").stdoutText
-        #expect(history.contains("uploaded"), "\(history)")
+        let uploaded = try await data.toukan("history").stdoutText
+        #expect(uploaded.contains("uploaded"), "\(uploaded)")
         #expect(await server.line(timeout: .seconds(5)) { $0.contains(#""stored""#) } != nil)
         _ = await server.stop()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import ToukanTestSupport
 
 /// The real `toukan-server` process against independent clients: curl (multipart, as the seed's backend contract
 /// is usually exercised), tuspy (an independent tus 1.0 client) resuming after a cut PATCH, and two processes

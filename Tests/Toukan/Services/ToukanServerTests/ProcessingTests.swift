@@ -4,6 +4,7 @@ import HummingbirdTesting
 import TestSupport
 import Testing
 import ToukanCore
+import ToukanTestSupport
 
 /// The worker: duration, loudness and a PocketSphinx transcript, written on the memory.
 @Suite("processing", .serialized, .heavy(cores: 1, "GStreamer decoding and PocketSphinx"))

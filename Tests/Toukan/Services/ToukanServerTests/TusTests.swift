@@ -6,6 +6,7 @@ import NIOCore
 import TestSupport
 import Testing
 import ToukanCore
+import ToukanTestSupport
 
 /// tus 1.0 at /files/ in process: the rules of ToukanCore's TusServerPolicy over real requests, completion into a
 /// memory with `Memory-Id`, and an offset that survives a restart of the server on the same data directory.

@@ -5,6 +5,7 @@ import NIOCore
 import TestSupport
 import Testing
 import ToukanCore
+import ToukanTestSupport
 
 /// `POST /upload` in process: the seed's 201, refusals that store nothing, and the Idempotency-Key.
 @Suite("POST /upload", .heavy("GStreamer encodes the fixtures; a server per test"))

@@ -65,7 +65,9 @@ struct UploadLoopTests {
         try database.recording(id: id)?.uploadStatus
     }
 
-    @Test("503: a retry is scheduled (pending, one failure, the server's message); then uploaded with the same key")
+    @Test(
+        "503: the server is down, not the upload: a retry is scheduled (pending, the server's message, not counted); then uploaded with the same key"
+    )
     func serviceUnavailableThenUploaded() async throws {
         let server = FakeUploadServer()
         server.script(status: 503, message: "overloaded", headers: ["Retry-After": "1"])
@@ -75,7 +77,8 @@ struct UploadLoopTests {
             try setup.database.add(recording)
 
             let afterFailure = try #require(await setup.loop.attempt(recording.id))
-            #expect(afterFailure.uploadStatus == .pending && afterFailure.retryCount == 1)
+            #expect(afterFailure.uploadStatus == .pending && afterFailure.retryCount == 0)
+            #expect(afterFailure.offlineAttempts == 1 && afterFailure.offlineSince != nil)
             #expect(afterFailure.lastError == "server answered 503: overloaded")
             #expect(afterFailure.retryNotBefore != nil, "the server's Retry-After is kept")
             let due = UploadQueue().dueDate(of: afterFailure, onlineSince: .distantPast)
@@ -111,19 +114,22 @@ struct UploadLoopTests {
         }
     }
 
-    @Test("server down: queued and retried with backoff; server up: uploaded by the running loop")
+    @Test("server down (the default policy): queued and retried with backoff, never failed; server up: uploaded")
     func serverDownThenUp() async throws {
         let port = try await FreePort.take()
-        let setup = try Self.setup(port: port, policy: UploadRetryPolicy(maximumAttempts: 1_000, firstDelay: 0.1))
+        let setup = try Self.setup(port: port)
         let (recording, _, bytes) = try RecordingFiles.make(3, size: 30_000, in: setup.directory)
         try setup.database.add(recording)
         let server = FakeUploadServer()
         try await Self.running(setup.loop) {
-            try await eventually("a failed attempt while the server is down") {
-                try setup.database.recording(id: recording.id).map { $0.retryCount >= 2 } ?? false
+            try await eventually("two attempts while the server is down") {
+                try setup.database.recording(id: recording.id).map { $0.offlineAttempts >= 2 } ?? false
             }
-            #expect(try Self.status(setup.database, recording.id) != .failed)
-            #expect(try setup.database.recording(id: recording.id)?.lastError?.hasPrefix("network:") == true)
+            let waiting = try #require(try setup.database.recording(id: recording.id))
+            #expect(waiting.uploadStatus != .failed && waiting.retryCount == 0 && waiting.offlineSince != nil)
+            #expect(
+                waiting.lastError == "network: cannot reach 127.0.0.1:\(port) (connection refused)",
+                "a refused connection is said in words: \(waiting.lastError ?? "")")
             try await server.run(port: port) { _ in
                 try await eventually("the upload once the server is up", timeout: .seconds(60)) {
                     try Self.status(setup.database, recording.id) == .uploaded

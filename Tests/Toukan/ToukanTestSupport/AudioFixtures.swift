@@ -1,11 +1,10 @@
-import Foundation
+public import Foundation
 import TestSupport
-import Testing
 
 /// M4A files made at test time with GStreamer (`gst-launch-1.0`, avenc_aac from gstreamer1.0-libav) and speech
 /// from espeak-ng; nothing binary is committed. Made once per test process, in a temporary directory.
-enum AudioFixtures {
-    static let directory: URL = {
+public enum AudioFixtures {
+    public static let directory: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "toukan-fixtures-\(ProcessInfo.processInfo.processIdentifier)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -13,32 +12,38 @@ enum AudioFixtures {
     }()
 
     /// The sentences whose transcripts the README's word error rate was measured on.
-    static let sentences = [
+    public static let sentences = [
         "please call me back tomorrow morning about the meeting",
         "the budget review is moved to friday afternoon",
         "we need three more people for the project",
         "send the report to the whole team before noon",
     ]
 
-    /// A sine at `frequency` and `volume` (linear, 1 = 0 dBFS), mono 44.1 kHz AAC in MP4.
-    static func tone(seconds: Double, volume: Double = 0.5, frequency: Int = 997, name: String) async throws -> URL {
+    /// A sine at `frequency` and `volume` (linear, 1 = 0 dBFS), mono 44.1 kHz AAC in MP4; `fragmented` as the
+    /// recorder writes it (a fragment every 500 ms).
+    public static func tone(
+        seconds: Double, volume: Double = 0.5, frequency: Int = 997, fragmented: Bool = false, name: String
+    ) async throws -> URL {
         let url = directory.appendingPathComponent("\(name).m4a")
         if FileManager.default.fileExists(atPath: url.path) { return url }
         let buffers = Int(seconds * 44_100 / 1024)
         // Written aside and renamed: tests running at once must never read a half-written fixture.
         let partial = directory.appendingPathComponent("\(name)-\(UUID().uuidString).m4a")
-        try await launch([
-            "audiotestsrc", "num-buffers=\(buffers)", "samplesperbuffer=1024", "wave=sine", "freq=\(frequency)",
-            "volume=\(volume)", "!", "audio/x-raw,rate=44100,channels=1", "!", "audioconvert", "!", "avenc_aac",
-            "bitrate=64000", "!", "mp4mux", "!", "filesink", "location=\(partial.path)",
-        ])
+        try await launch(
+            [
+                "audiotestsrc", "num-buffers=\(buffers)", "samplesperbuffer=1024", "wave=sine", "freq=\(frequency)",
+                "volume=\(volume)", "!", "audio/x-raw,rate=44100,channels=1", "!", "audioconvert", "!", "avenc_aac",
+                "bitrate=64000", "!", "mp4mux",
+            ] + (fragmented ? ["fragment-duration=500"] : []) + [
+                "!", "filesink", "location=\(partial.path)",
+            ])
         try? FileManager.default.moveItem(at: partial, to: url)
         try? FileManager.default.removeItem(at: partial)
         return url
     }
 
     /// espeak-ng saying `text` (WAV), and the same as M4A; the WAV's duration in seconds.
-    static func speech(_ text: String, name: String) async throws -> (wav: URL, m4a: URL, duration: Double) {
+    public static func speech(_ text: String, name: String) async throws -> (wav: URL, m4a: URL, duration: Double) {
         let wav = directory.appendingPathComponent("\(name).wav")
         let m4a = directory.appendingPathComponent("\(name).m4a")
         if !FileManager.default.fileExists(atPath: m4a.path) {
@@ -46,7 +51,7 @@ enum AudioFixtures {
             let partial = directory.appendingPathComponent("\(name)-\(UUID().uuidString).m4a")
             let result = try await Subprocess.run(
                 "espeak-ng", ["-v", "en-us+f3", "-s", "120", "-w", partialWAV.path, text])
-            guard result.status == 0 else { throw FixtureFailure("espeak-ng failed: \(result.stderrText)") }
+            guard result.status == 0 else { throw AudioFixtureFailure("espeak-ng failed: \(result.stderrText)") }
             try await launch([
                 "filesrc", "location=\(partialWAV.path)", "!", "decodebin", "!", "audioconvert", "!", "audioresample",
                 "!",
@@ -63,7 +68,7 @@ enum AudioFixtures {
     }
 
     /// A WAV's duration from its header (espeak-ng writes 16-bit mono PCM with a 44-byte header).
-    static func wavDuration(_ url: URL) throws -> Double {
+    public static func wavDuration(_ url: URL) throws -> Double {
         let bytes = [UInt8](try Data(contentsOf: url))
         func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         let byteRate = u32(28)
@@ -73,30 +78,15 @@ enum AudioFixtures {
     private static func launch(_ arguments: [String]) async throws {
         let result = try await Subprocess.run("gst-launch-1.0", ["-q"] + arguments)
         guard result.status == 0 else {
-            throw FixtureFailure(
+            throw AudioFixtureFailure(
                 "gst-launch-1.0 failed (is gstreamer1.0-libav installed? `make test` installs it): \(result.stderrText)"
             )
         }
     }
 }
 
-struct FixtureFailure: Error, CustomStringConvertible {
+/// A fixture that could not be made, and why.
+struct AudioFixtureFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Word error rate: word-level edit distance over the reference's word count.
-func wordErrorRate(reference: String, hypothesis: String) -> Double {
-    let ref = reference.lowercased().split(separator: " ")
-    let hyp = hypothesis.lowercased().split(separator: " ")
-    guard !ref.isEmpty else { return hyp.isEmpty ? 0 : 1 }
-    var previous = Array(0...hyp.count)
-    for i in 1...ref.count {
-        var current = [i] + [Int](repeating: 0, count: hyp.count)
-        for j in stride(from: 1, through: hyp.count, by: 1) {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ref[i - 1] == hyp[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return Double(previous[hyp.count]) / Double(ref.count)
 }
