@@ -99,6 +99,46 @@ struct HubConformanceTests {
         #expect(devices.first { $0.deviceId == "phone-1" }?.isActive == false, "the device stays paired")
     }
 
+    @Test("every refusal, of every kind the hub makes, carries one of the spec's codes and its status")
+    func everyRefusalIsTheSpecs() async throws {
+        let hub = try await HubFixture()
+        defer { Task { await hub.stop() } }
+        let (access, _) = try await hub.pair("phone-1")
+        let unknown = UUID().uuidString.lowercased()
+        let calls: [(String, String, String?, [String: String], String?, Int, String)] = [
+            ("GET", "/api/v1/mobile/events", nil, [:], nil, 401, "unauthorized"),
+            ("GET", "/api/v1/mobile/events", "not-a-token", [:], nil, 401, "unauthorized"),
+            ("GET", "/api/v1/mobile/events/\(unknown)", access, [:], nil, 404, "not_found"),
+            ("GET", "/api/v1/mobile/events/not-an-id/thumbnail", access, [:], nil, 404, "not_found"),
+            ("GET", "/api/v1/mobile/cameras/\(unknown)/snapshot", access, [:], nil, 404, "not_found"),
+            ("GET", "/api/v1/mobile/events?limit=1000", access, [:], nil, 422, "invalid_request"),
+            ("GET", "/api/v1/mobile/nothing-here", access, [:], nil, 404, "not_found"),
+            ("DELETE", "/api/v1/mobile/events", access, [:], nil, 405, "method_not_allowed"),
+            ("POST", "/api/v1/mobile/auth/pair", nil, [:], nil, 403, "forbidden"),
+            ("POST", "/api/v1/mobile/auth/verify", nil, [:], #"{"pairing_code":"12"}"#, 422, "invalid_request"),
+            (
+                "POST", "/api/v1/mobile/auth/verify", nil, [:], Self.verifyBody("000000", device: "x"), 400,
+                "pairing_code_invalid"
+            ),
+            (
+                "POST", "/api/v1/mobile/auth/verify", nil, [:], String(repeating: " ", count: 5_000), 413,
+                "payload_too_large"
+            ),
+            (
+                "POST", "/api/v1/mobile/push/register", access, [:],
+                #"{"apns_token":"\#(String(repeating: "a", count: 64))","device_id":"phone-2"}"#, 403, "forbidden"
+            ),
+        ]
+        for (method, path, token, headers, body, status, code) in calls {
+            let answer = try await hub.call(method, path, token: token, headers: headers, body: body)
+            #expect(answer.status == status, "\(method) \(path): \(answer.status) \(answer.text)")
+            #expect(Self.code(answer) == code, "\(method) \(path): \(answer.text)")
+            #expect(Self.code(answer).map(Self.specCodes.contains) == true, "not a code of the spec: \(answer.text)")
+            #expect(answer.headers["content-type"]?.hasPrefix("application/json") == true)
+            if status == 401 { #expect(answer.headers["www-authenticate"]?.hasPrefix("Bearer") == true) }
+        }
+    }
+
     @Test("a flood of bogus refreshes naming a device does not lock the device out")
     func refreshFlood() async throws {
         let hub = try await HubFixture()
