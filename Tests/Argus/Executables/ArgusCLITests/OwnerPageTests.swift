@@ -6,19 +6,9 @@ import Testing
 /// against the running hub's mobile API.
 @Suite("argus-hub's owner's page", .serialized, .heavy(cores: 1, "headless Chromium"))
 struct OwnerPageTests {
-    static let chromium = "/usr/bin/chromium"
-    static let chromedriver = "/usr/bin/chromedriver"
-
     @Test("a code made on the page pairs a phone once; the phone is listed and revoked there; only with the secret")
     func ownerPage() async throws {
-        for path in [Self.chromium, Self.chromedriver] where !FileManager.default.isExecutableFile(atPath: path) {
-            Issue.record("\(path) is missing: apt-get install chromium chromium-driver (the browser tests need both)")
-            return
-        }
-        guard let python = InteropPeers.python else {
-            Issue.record("the Python venv is missing: run `make test` (it installs selenium==4.51.0 into .venv)")
-            return
-        }
+        guard let python = InteropPeers.browserPython() else { return }
         let directory = try Subprocess.temporaryDirectory("argus-owner-page")
         defer { try? FileManager.default.removeItem(at: directory) }
         let argusHub = try Subprocess.builtProduct("argus-hub")

@@ -13,12 +13,9 @@ import Testing
     "The app for parents in Chromium", .serialized,
     .heavy(cores: 1, "headless Chromium and a monitor watching its test pattern"))
 struct WebAppBrowserTests {
-    static let chromium = "/usr/bin/chromium"
-    static let chromedriver = "/usr/bin/chromedriver"
-
     @Test("first launch to monitoring, an alert acted on, every screen, the camera unplugged")
     func wholeFlow() async throws {
-        guard let python = Self.browserPython() else { return }
+        guard let python = InteropPeers.browserPython() else { return }
         let directory = try Subprocess.temporaryDirectory("cribcall-web")
         let artifacts = try Fixtures.testArtifacts("cribalert-monitor")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -82,7 +79,7 @@ struct WebAppBrowserTests {
 
     @Test("a parent's app pairs by PIN, plays the live stream, acts on an alert that the other listener hears of")
     func listenerFlow() async throws {
-        guard let python = Self.browserPython() else { return }
+        guard let python = InteropPeers.browserPython() else { return }
         let nursery = try Subprocess.temporaryDirectory("cribcall-web-monitor")
         let parent = try Subprocess.temporaryDirectory("cribcall-web-listener")
         let otherParent = try Subprocess.temporaryDirectory("cribcall-web-second-listener")
@@ -179,20 +176,6 @@ struct WebAppBrowserTests {
             #expect(refused.errorOutput.contains("is the port taken?"), "\(refused.errorOutput)")
         }
         _ = await first.stop()
-    }
-
-    /// The venv's Python once Chromium, chromedriver and the venv are there; otherwise records why (never a silent
-    /// skip) and returns nil.
-    static func browserPython() -> String? {
-        for path in [chromium, chromedriver] where !FileManager.default.isExecutableFile(atPath: path) {
-            Issue.record("\(path) is missing: apt-get install chromium chromium-driver (the browser tests need both)")
-            return nil
-        }
-        guard let python = InteropPeers.python else {
-            Issue.record("the Python venv is missing: run `make test` (it installs selenium==4.51.0 into .venv)")
-            return nil
-        }
-        return python
     }
 
     /// The app's address from a `--json` `web` event.

@@ -154,15 +154,7 @@ struct ReviewAndStorageTests {
     @Test(
         "the review page: a 40 s memory plays 21 s across the page's refreshes without a reset, then seeks (Chromium)")
     func reviewPagePlays() async throws {
-        for path in ["/usr/bin/chromium", "/usr/bin/chromedriver"]
-        where !FileManager.default.isExecutableFile(atPath: path) {
-            Issue.record("\(path) is missing: apt-get install chromium chromium-driver (make test installs both)")
-            return
-        }
-        guard let python = InteropPeers.python else {
-            Issue.record("the Python venv is missing: run `make test` (it installs selenium==4.51.0 into .venv)")
-            return
-        }
+        guard let python = InteropPeers.browserPython() else { return }
         let directory = try Subprocess.temporaryDirectory("toukan-review")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try await ToukanServerProcess.start(dataDirectory: directory.path, ["--no-transcription"])
