@@ -69,6 +69,28 @@ public final class BackgroundProcess: @unchecked Sendable {
         }
         signal(SIGPIPE, SIG_IGN)
         try process.run()
+        watchExit(of: process.processIdentifier)
+    }
+
+    /// Learns of the exit on a plain thread as well: Foundation's `terminationHandler` runs from a dispatch source,
+    /// which a loaded test process may not run for tens of seconds (seen: a probe that had printed its error and
+    /// exited was still "running" 30 s later under `make test-stress`). `waitid` with `WNOWAIT` waits for the exit
+    /// without reaping the child, so Foundation still reaps it and calls its handler; whichever comes first sets
+    /// the status, with the same meaning (the exit code, or the signal that ended it).
+    private func watchExit(of pid: pid_t) {
+        Thread.detachNewThread { [weak self] in
+            #if canImport(Glibc)
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 {
+                    guard errno == EINTR else { return }  // reaped already: the handler has it
+                }
+                let status = info._sifields._sigchld.si_status
+                guard let self else { return }
+                self.lock.lock()
+                if self.exitStatus == nil { self.exitStatus = status }
+                self.lock.unlock()
+            #endif
+        }
     }
 
     private func collect(_ data: Data) {
