@@ -448,7 +448,7 @@ let toukanTests: [Target] = [
         .services, "ToukanUploads",
         ["ToukanCore", "ToukanStore", "ToukanUploader", "NetworkWatch", "upload-loop-probe", logging]
     ),
-    toukan.tests(.executables, named: "ToukanCLITests", ["toukan", "toukan-server"]),
+    toukan.tests(.executables, named: "ToukanCLITests", ["toukan", "toukan-server", "ToukanCore"]),
     toukan.tests(
         .services, "ToukanServer",
         [
