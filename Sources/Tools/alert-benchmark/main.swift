@@ -47,7 +47,7 @@ final class PINBox: @unchecked Sendable {
 let pins = PINBox()
 let serving = Task {
     async let served: Void = monitor.run()
-    for await event in monitor.events { if case .pin(let pin, _, _) = event { pins.set(pin) } }
+    for await event in monitor.events { if case .pin(let pin, _, _, _) = event { pins.set(pin) } }
     await served
 }
 

@@ -150,7 +150,7 @@ let service = benchmarkStep("starting the monitor") {
 let pin = Mutex<String?>(nil)
 let serving = Task {
     async let served: Void = service.run()
-    for await event in service.events { if case .pin(let shown, _, _) = event { pin.withLock { $0 = shown } } }
+    for await event in service.events { if case .pin(let shown, _, _, _) = event { pin.withLock { $0 = shown } } }
     await served
 }
 let camera = benchmarkStep("starting the pushed camera") {

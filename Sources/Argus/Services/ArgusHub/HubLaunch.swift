@@ -7,8 +7,8 @@ import DeviceIdentityStore
 public import Foundation
 import Hummingbird
 import Logging
-import NIOCore
 import QRCode
+import ServiceDiscovery
 
 /// Every `argus-hub` command as a function: the executable only parses arguments and calls these.
 public enum HubLaunch {
@@ -141,20 +141,7 @@ public enum HubLaunch {
     /// empty.
     static func reachableHosts(listening host: String) -> [String] {
         guard ["0.0.0.0", "::", "[::]"].contains(host) else { return [host] }
-        let devices = (try? System.enumerateDevices()) ?? []
-        var v4: [String] = []
-        var v6: [String] = []
-        for device in devices {
-            guard let ip = device.address?.ipAddress, !ip.hasPrefix("127."), ip != "::1", !ip.hasPrefix("fe80") else {
-                continue
-            }
-            if device.address?.protocol == .inet {
-                if !v4.contains(ip) { v4.append(ip) }
-            } else if host != "0.0.0.0", !v6.contains(ip) {
-                v6.append(ip)
-            }
-        }
-        let found = v4 + v6
+        let found = LocalAddresses.lan().filter { host != "0.0.0.0" || !$0.contains(":") }
         return found.isEmpty ? ["127.0.0.1"] : found
     }
 

@@ -93,8 +93,13 @@ public enum CribCallServiceUnit {
             description: "CribCall \(what)" + (settings.name.map { " \"\($0)\"" } ?? ""),
             executable: settings.executable,
             arguments: arguments,
+            finalExitStatuses: role == .listener ? [Self.listenerNotTrustedStatus] : [],
             generator: "cribcall install-service \(role.rawValue)")
         _ = try unit.rendered()  // report an inexpressible command now
         return unit
     }
+
+    /// The exit status of `cribcall listen` when no monitor it follows trusts it any more (sysexits' EX_NOPERM):
+    /// pairing again helps, starting again does not, so the listener's unit does not restart on it.
+    public static let listenerNotTrustedStatus: Int32 = 77
 }

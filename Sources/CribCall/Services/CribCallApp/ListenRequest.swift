@@ -2,6 +2,7 @@ import CanonicalJSON
 import CribCallListener
 import CribCallProtocol
 import CribCallStore
+import CribCallSystemd
 import CribCallWeb
 import DesktopNotifications
 import DeviceIdentityStore
@@ -12,6 +13,7 @@ import Media
 import QUIC
 import ServiceDiscovery
 import StreamMedia
+import Synchronization
 import Terminal
 
 /// `cribcall listen`: stays connected to every paired monitor, shows their alerts (and desktop notifications), and
@@ -40,9 +42,11 @@ public struct ListenRequest: Sendable {
         self.name = name
     }
 
-    /// Listens until SIGINT or SIGTERM.
+    /// Listens until SIGINT or SIGTERM, or until every monitor it follows no longer trusts it.
     ///
-    /// - Throws: ``CommandFailure`` (usage) when nothing is paired or an option is wrong.
+    /// - Throws: ``CommandFailure`` (usage) when nothing is paired or an option is wrong; ``CommandFailure``
+    ///   (status ``notTrustedStatus``) when every monitor followed revoked or unpaired this listener: there is
+    ///   nothing left to listen to until it pairs again, and a service manager must not take that for a crash.
     public func run(in data: CribCallDataDirectory) async throws {
         let loaded = try data.identity()
         let identity = loaded.identity
@@ -91,8 +95,10 @@ public struct ListenRequest: Sendable {
         }
         let notifications = noNotify ? nil : await Self.desktopNotifications(clicks: streams)
         await app?.start()
+        let refused = Mutex<Set<String>>([])
         let listening = Task {
             for await event in await service.listen(keepOpen: app != nil) {
+                if case .unauthorized(let monitorId, _, _) = event { refused.withLock { _ = $0.insert(monitorId) } }
                 let line = self.json ? event.json.canonicalString : event.text
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 if let notification = event.desktopNotification { notifications?.yield(notification) }
@@ -126,14 +132,29 @@ public struct ListenRequest: Sendable {
             FileHandle.standardOutput.write(
                 Data("On a safety alert: c I am checking, o mark as okay, m mute for 5 minutes.\n".utf8))
         }
-        let stop = ShutdownSignals { listening.cancel() }
+        let stopped = Mutex(false)
+        let stop = ShutdownSignals {
+            stopped.withLock { $0 = true }
+            listening.cancel()
+        }
         await listening.value
         keys?.restore()
         await app?.closeStreams()
         if let web { AppAddressFile(in: data).remove(ifHolding: web.url) }
         await web?.close()
         _ = stop
+        let names = Dictionary(monitors.map { ($0.monitorId, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let refusedBy = refused.withLock { $0 }
+        if !stopped.withLock({ $0 }), !refusedBy.isEmpty {
+            let who = refusedBy.sorted().map { "\"\(PeerName.sanitized(names[$0] ?? $0))\"" }.joined(separator: ", ")
+            throw CommandFailure(
+                "\(who) no longer \(refusedBy.count == 1 ? "accepts" : "accept") this listener: pair again with "
+                    + "`cribcall pair`", kind: .failure(status: Self.notTrustedStatus))
+        }
     }
+
+    /// The exit status when the monitors no longer trust this listener (its systemd unit does not restart it then).
+    public static let notTrustedStatus = CribCallServiceUnit.listenerNotTrustedStatus
 
     /// `--record PATH`: a .wav or .mkv file, an existing directory, or a new directory (a path without an
     /// extension, created 0700). Each stream's file is announced on stdout when its recording starts.

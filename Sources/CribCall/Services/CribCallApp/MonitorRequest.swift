@@ -57,9 +57,14 @@ public struct MonitorRequest: Sendable {
 
     /// Runs the monitor until SIGINT or SIGTERM (or until the microphone fails).
     ///
-    /// - Throws: ``CommandFailure`` (usage) for a bad source, an unusable data directory, a taken port, or a
-    ///   `--qr-png` path that is a symbolic link (or anything else but a regular file).
+    /// - Throws: ``CommandFailure`` (usage) for a bad source or port, an unusable data directory, a taken port, or a
+    ///   `--qr-png` path that is a symbolic link (or anything else but a regular file); ``CommandFailure`` (status
+    ///   1) when the microphone fails while it runs: a monitor that hears nothing must not look alive, and a
+    ///   service manager restarts a program that fails (the unit's `Restart=on-failure`), never one that exits 0.
     public func run(in data: CribCallDataDirectory) async throws {
+        guard (0...65_535).contains(port) else {
+            throw CommandFailure.usage("--port \(port) is not a UDP port: give 1 to 65535 (0: any free port)")
+        }
         let qrFile = qrPNG.map { PairingQRFile(path: $0) }
         do {
             try qrFile?.file.checkReplaceable()
@@ -159,11 +164,11 @@ public struct MonitorRequest: Sendable {
             output.write(AppAddressFile.announce(web!.url, in: data, json: json))
         }
         let stop = ShutdownSignals { await listener.shutdown() }
-        let detection = Task {
-            if let failure = await service.detectSound(from: input) {
-                log.warning("\(failure)")
-                await listener.shutdown()
-            }
+        let detection = Task { () -> String? in
+            guard let failure = await service.detectSound(from: input) else { return nil }
+            log.error("\(failure)")
+            await listener.shutdown()
+            return failure
         }
         var watching: Task<Void, Never>?
         if let camera {
@@ -198,6 +203,11 @@ public struct MonitorRequest: Sendable {
         await printer.value
         output.finish()
         _ = stop
+        if let failure = await detection.value {
+            throw CommandFailure(
+                "\(failure): the monitor stopped, since it could not hear the room. Check the microphone (arecord -l "
+                    + "lists them) or choose one with --audio-source; as a service it is started again.")
+        }
     }
 
     /// The camera the safety detectors watch: `--video-source`, or for `auto` the test pattern with a `test:`
@@ -298,8 +308,8 @@ public struct MonitorRequest: Sendable {
                 : event.text(interactive: interactive, qrPNG: written ? qrFile?.file.path : nil)
             guard let line else { return }
             terminal.write(line + "\n")
-            if !json, case .pin(_, _, let seconds) = event, TerminalOutput.isInteractive {
-                terminal.countDown(from: seconds, line: PINDisplay.validity)
+            if !json, case .pin(_, _, let seconds, let attempts) = event, TerminalOutput.isInteractive {
+                terminal.countDown(from: seconds) { PINDisplay.validity($0, attempts: attempts) }
             }
         }
 

@@ -7,6 +7,7 @@ import DeviceIdentityStore
 import Foundation
 import QUIC
 import ServiceDiscovery
+import Synchronization
 
 /// `cribcall pair`: pairs this listener with a monitor, by PIN or by the monitor's QR code.
 public struct PairRequest: Sendable {
@@ -66,11 +67,22 @@ public struct PairRequest: Sendable {
     }
 
     private func pairWithPIN(_ service: ListenerService) async throws -> TrustedMonitorRecord {
+        // A PIN that cannot be right is refused before a pairing session (and one of its tries) is used.
+        if let pinCode, pinCode.count != 6 || !pinCode.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            throw CommandFailure.usage("--pin-code is the 6 digits the monitor shows (got '\(pinCode.prefix(20))')")
+        }
         var (host, port) = try Self.split(address ?? "", requirePort: address != nil)
         var fingerprintText = fingerprint
         var name = monitorName
         if let monitor {
-            guard let found = try await service.find(monitor, using: DNSSDServiceDiscovery()) else {
+            let answer: DiscoveredMonitor?
+            do {
+                answer = try await service.find(monitor, using: DNSSDServiceDiscovery())
+            } catch {
+                throw CommandFailure(
+                    "cannot look for monitors on the LAN: \(error); or pair with --address HOST:PORT --fingerprint FP")
+            }
+            guard let found = answer else {
                 throw CommandFailure(
                     "no monitor '\(monitor)' answered on the LAN; see `cribcall scan`, or pair with "
                         + "--address HOST:PORT --fingerprint FP")
@@ -87,13 +99,32 @@ public struct PairRequest: Sendable {
             throw CommandFailure.usage("--pin needs --fingerprint: the 64 hex characters the monitor prints")
         }
         let scripted = pinCode
-        return try await service.pairWithPIN(host: host, port: port, fingerprint: pinned, monitorName: name) {
-            attempts in
-            if let scripted { return scripted }
-            print(
-                "Enter the PIN shown on the monitor (\(attempts) attempt\(attempts == 1 ? "" : "s") left): ",
-                terminator: "")
-            return readLine()?.filter { !$0.isWhitespace }
+        // The tries left, as last asked: fewer now means the PIN before was wrong.
+        let asked = Mutex<Int?>(nil)
+        do {
+            return try await service.pairWithPIN(host: host, port: port, fingerprint: pinned, monitorName: name) {
+                attempts in
+                let wrong = asked.withLock { previous in
+                    defer { previous = attempts }
+                    return previous.map { attempts < $0 } ?? false
+                }
+                if let scripted { return wrong ? nil : scripted }
+                let left = "\(attempts) attempt\(attempts == 1 ? "" : "s") left"
+                print(
+                    (wrong
+                        ? "Wrong PIN. Enter the PIN shown on the monitor again (\(left)): "
+                        : "Enter the PIN shown on the monitor (\(left)): "),
+                    terminator: "")
+                return readLine()?.filter { !$0.isWhitespace }
+            }
+        } catch {
+            // --pin-code was wrong: say so, rather than try the same wrong PIN again.
+            if let scripted, let left = asked.withLock({ $0 }), left < PINPairingMonitor.maxAttempts {
+                throw CommandFailure(
+                    "wrong PIN (\(scripted)): \(left) attempt\(left == 1 ? "" : "s") left on the monitor's PIN; "
+                        + "run again with the PIN it shows")
+            }
+            throw error
         }
     }
 

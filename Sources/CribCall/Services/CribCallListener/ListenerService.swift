@@ -282,6 +282,8 @@ public actor ListenerService {
     }
 
     /// Finds a monitor by id (or unique id prefix) or exact name, browsing for at most `timeout`.
+    /// - Returns: The monitor, or nil when none answered in time.
+    /// - Throws: What the browser throws when it cannot browse at all (no mDNS daemon), at once.
     public func find(
         _ query: String,
         using browser: any ServiceBrowser,
@@ -304,7 +306,12 @@ public actor ListenerService {
             search.cancel()
         }
         defer { timer.cancel() }
-        return try? await search.value
+        // Not found in time is nil; a browser that cannot browse (no Avahi daemon) says why, at once.
+        do {
+            return try await search.value
+        } catch  where search.isCancelled {
+            return nil
+        }
     }
 
     // MARK: listening
@@ -381,6 +388,8 @@ public actor ListenerService {
                 let outcome = await session(connection, monitor: monitor, report: report)
                 closeLink(monitor.monitorId, token: link)
                 if case .unauthorized = outcome { return }
+                // Stopped (the person quit, or stopped following): not a lost link.
+                if Task.isCancelled { return }
                 lost = true
                 report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: outcome.reason))
             } catch ControlTransportError.fingerprintMismatch(let expected, let actual) {
@@ -390,6 +399,7 @@ public actor ListenerService {
                         message: "\(ControlTransportError.fingerprintMismatch(expected: expected, actual: actual))"))
                 return
             } catch {
+                if Task.isCancelled || error is CancellationError { return }
                 if !lost {
                     lost = true
                     report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: "\(error)"))

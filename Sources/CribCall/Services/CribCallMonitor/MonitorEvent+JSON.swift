@@ -15,10 +15,10 @@ extension MonitorEvent {
         case .qr(let payload, let text):
             let object = (try? JSONValueEncoder().encode(payload)) ?? .null
             return ["event": "qr", "payload": object, "text": .string(text)]
-        case .pin(let pin, let pairingSessionId, let expiresInSec):
+        case .pin(let pin, let pairingSessionId, let expiresInSec, let attemptsRemaining):
             return [
                 "event": "pin", "pin": .string(pin), "pairingSessionId": .string(pairingSessionId),
-                "expiresInSec": number(expiresInSec),
+                "expiresInSec": number(expiresInSec), "attemptsRemaining": number(attemptsRemaining),
             ]
         case .pinHidden:
             return ["event": "pin_hidden"]

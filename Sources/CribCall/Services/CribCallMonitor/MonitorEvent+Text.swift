@@ -20,14 +20,14 @@ extension MonitorEvent {
             let picture = (try? QRCodeEncoder.encode(text).terminalText()) ?? ""
             return "Pairing QR code (valid 5 minutes) — scan it, or pass its text to `cribcall pair --qr`:\n"
                 + picture + "\n  \(text)" + (qrPNG.map { "\n  (also written to \($0))" } ?? "")
-        case .pin(let pin, _, let seconds):
-            return PINDisplay.render(pin, expiresInSec: seconds)
+        case .pin(let pin, _, let seconds, let attempts):
+            return PINDisplay.render(pin, expiresInSec: seconds, attempts: attempts)
         case .pinHidden:
             return "  (the PIN is no longer valid)"
         case .paired(_, let name, _, let method):
             return "Paired \"\(name)\" by \(method == "qr" ? "QR code" : "PIN")."
         case .pairingFailed(let reason):
-            return "Pairing failed: \(reason)."
+            return Self.pairingFailure(reason)
         case .eventNotLogged(let seq, let reason):
             return "Alert #\(seq) could not be saved: \(reason). Connected listeners were alerted now; "
                 + "they cannot replay it later."
@@ -61,6 +61,27 @@ extension MonitorEvent {
                 + "(sent to connected listeners)"
         case .alertUpdated(let update):
             return SafetyWording.update(update.state, by: update.by)
+        }
+    }
+
+    /// A failed pairing in words for the person at the monitor, with what to do.
+    static func pairingFailure(_ reason: String) -> String {
+        switch reason {
+        case PairRejected.Reason.invalidPIN.rawValue:
+            return "A wrong PIN was entered on the listener."
+        case PairRejected.Reason.expired.rawValue:
+            return "The PIN expired before it was entered: pair again from the listener for a new one."
+        case PairRejected.Reason.locked.rawValue:
+            return "PIN pairing is locked after \(PINPairingMonitor.lockThreshold) failed pairings in a row: "
+                + "`cribcall pairing unlock` opens it again (pairing by QR code still works)."
+        case PairRejected.Reason.invalidToken.rawValue:
+            return "A listener used a pairing QR code that is not valid (expired, used or replaced): show a new one."
+        case PairRejected.Reason.fingerprintMismatch.rawValue:
+            return "Pairing failed: the listener's identity did not match what it claimed."
+        case "listener_id_taken":
+            return "Pairing failed: another device is paired under that listener's id."
+        default:
+            return "Pairing failed: \(reason)."
         }
     }
 }

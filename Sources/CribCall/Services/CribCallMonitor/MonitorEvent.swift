@@ -7,8 +7,9 @@ public enum MonitorEvent: Sendable, Hashable {
     case ready(monitorId: String, monitorName: String, certFingerprint: String, port: Int)
     /// A QR code to show (its JSON payload and the text to encode).
     case qr(payload: QRPairingPayload, text: String)
-    /// A PIN to show until `pinHidden` (PIN pairing in progress).
-    case pin(pin: String, pairingSessionId: String, expiresInSec: Int)
+    /// A PIN to show until `pinHidden` (PIN pairing in progress), and how many tries the listener has left with it
+    /// (fewer after a wrong PIN: the same PIN is shown again).
+    case pin(pin: String, pairingSessionId: String, expiresInSec: Int, attemptsRemaining: Int)
     /// Take the PIN off the screen.
     case pinHidden
     /// A listener was paired.

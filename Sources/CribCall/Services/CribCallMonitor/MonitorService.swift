@@ -361,7 +361,7 @@ public actor MonitorService {
                     emit.yield(
                         .pin(
                             pin: shown, pairingSessionId: required.pairingSessionId,
-                            expiresInSec: required.expiresInSec))
+                            expiresInSec: required.expiresInSec, attemptsRemaining: required.maxAttempts))
                 }
                 forSession.append(.send(message))
             case .close(let code):

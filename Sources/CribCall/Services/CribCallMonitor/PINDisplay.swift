@@ -16,7 +16,7 @@ public enum PINDisplay {
 
     /// The PIN in large digits (two groups of three), with what to do and how long it is valid.
     /// Characters that are not digits are left out.
-    public static func render(_ pin: String, expiresInSec: Int) -> String {
+    public static func render(_ pin: String, expiresInSec: Int, attempts: Int = 3) -> String {
         let digits = pin.filter { glyphs[$0] != nil }
         var rows = [String](repeating: "  ", count: 5)
         for (index, digit) in digits.enumerated() {
@@ -28,12 +28,13 @@ public enum PINDisplay {
         let trimmed = rows.map { String($0.reversed().drop { $0 == " " }.reversed()) }
         return
             (["", "  Enter this PIN on the listener:", ""] + trimmed
-            + ["", validity(expiresInSec)]).joined(separator: "\n")
+            + ["", validity(expiresInSec, attempts: attempts)]).joined(separator: "\n")
     }
 
-    /// The last line of ``render(_:expiresInSec:)``: how long the PIN stays valid. A terminal rewrites it every
-    /// second as a countdown.
-    public static func validity(_ seconds: Int) -> String {
-        seconds > 0 ? "  (valid for \(seconds) s; 3 attempts)" : "  (expired)"
+    /// The last line of ``render(_:expiresInSec:attempts:)``: how long the PIN stays valid and how many tries are
+    /// left (fewer after a wrong PIN). A terminal rewrites it every second as a countdown.
+    public static func validity(_ seconds: Int, attempts: Int = 3) -> String {
+        guard seconds > 0 else { return "  (expired)" }
+        return "  (valid for \(seconds) s; \(attempts) attempt\(attempts == 1 ? "" : "s") left)"
     }
 }

@@ -7,6 +7,7 @@ public import Foundation
 import LocalWebApp
 import QRCode
 import SafetyDetection
+import ServiceDiscovery
 public import StreamMedia
 
 /// The app for parents on the monitor (`cribcall monitor --web`): the state its screens show, kept from the
@@ -30,7 +31,7 @@ public actor MonitorWebApp {
     private var status: SafetyStatus?
     private var alerts: [Alert] = []
     private var qr: (svg: String, text: String, expiresAt: Int64)?
-    private var pin: (pin: String, expiresAt: Int64)?
+    private var pin: (pin: String, expiresAt: Int64, attempts: Int)?
     private var connected: [String: Int] = [:]
     private var check: (run: SetupCheck, start: ContinuousClock.Instant)?
     private var checkTicker: Task<Void, Never>?
@@ -72,8 +73,8 @@ public actor MonitorWebApp {
         case .qr(_, let text):
             let svg = (try? QRCodeEncoder.encode(text))?.svg(title: "Pairing QR code") ?? ""
             qr = (svg, text, now + 300_000)
-        case .pin(let pin, _, let seconds):
-            self.pin = (pin, now + Int64(seconds) * 1000)
+        case .pin(let pin, _, let seconds, let attempts):
+            self.pin = (pin, now + Int64(seconds) * 1000, attempts)
         case .pinHidden:
             pin = nil
         case .paired(_, _, _, let method):
@@ -122,6 +123,8 @@ public actor MonitorWebApp {
                 "id": monitor.map { .string($0.id) } ?? .null, "name": .string(name),
                 "fingerprint": monitor.map { .string($0.fingerprint) } ?? .null,
                 "port": monitor.map { .number(Double($0.port)) } ?? .null,
+                // Where a listener without discovery reaches it (what "Add by address" asks for).
+                "addresses": .array(LocalAddresses.lan().prefix(4).map { .string($0) }),
             ],
             "app": WebAPI.json(preferences),
             "settings": Self.json(settings),
@@ -139,7 +142,11 @@ public actor MonitorWebApp {
                         : nil
                 } ?? .null,
                 "pin": pin.flatMap { pin in
-                    pin.expiresAt > now ? ["pin": .string(pin.pin), "expiresAt": .number(Double(pin.expiresAt))] : nil
+                    pin.expiresAt > now
+                        ? [
+                            "pin": .string(pin.pin), "expiresAt": .number(Double(pin.expiresAt)),
+                            "attemptsRemaining": .number(Double(pin.attempts)),
+                        ] : nil
                 } ?? .null,
             ],
             "listeners": .array(

@@ -20,17 +20,20 @@ public struct UserServiceUnit: Sendable, Hashable {
     public var restartSeconds: Int
     /// Who wrote it, for the comment at the top, e.g. `cribcall install-service monitor`.
     public var generator: String
+    /// Exit statuses that mean "starting again would not help" (`RestartPreventExitStatus=`).
+    public var finalExitStatuses: [Int32]
 
     /// Creates a unit.
     public init(
         name: String, description: String, executable: String, arguments: [String], restartSeconds: Int = 5,
-        generator: String
+        finalExitStatuses: [Int32] = [], generator: String
     ) {
         self.name = name
         self.description = description
         self.executable = executable
         self.arguments = arguments
         self.restartSeconds = restartSeconds
+        self.finalExitStatuses = finalExitStatuses
         self.generator = generator
     }
 
@@ -50,7 +53,7 @@ public struct UserServiceUnit: Sendable, Hashable {
             Type=exec
             ExecStart=\(command)
             Restart=on-failure
-            RestartSec=\(restartSeconds)
+            RestartSec=\(restartSeconds)\(finalExitStatuses.isEmpty ? "" : "\nRestartPreventExitStatus=" + finalExitStatuses.map(String.init).joined(separator: " "))
             SyslogIdentifier=\(SystemdSyntax.value(identifier))
             # Hardening that works in the user manager without privileges.
             NoNewPrivileges=yes

@@ -48,6 +48,8 @@ struct CribCallServiceUnitTests {
                 executable: "/usr/bin/cribcall", dataDirectory: URL(fileURLWithPath: "/var/lib/x"), name: "Kitchen"))
         #expect(unit.name == "cribcall-listener.service")
         #expect(unit.arguments == ["listen", "--data-dir", "/var/lib/x", "--name", "Kitchen"])
+        // A listener no monitor trusts exits 77: pairing again helps, restarting does not.
+        #expect(try unit.rendered().contains("Restart=on-failure\nRestartSec=5\nRestartPreventExitStatus=77\n"))
         #expect(throws: SystemdUnitError.self) {
             try CribCallServiceUnit.unit(
                 .listener,

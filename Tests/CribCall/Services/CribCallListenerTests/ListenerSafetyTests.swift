@@ -42,7 +42,7 @@ struct ListenerSafetyTests {
                 let events = monitor.events
                 // The PIN shown for this pairing: the newest one.
                 @Sendable func pins() -> [String] {
-                    events.all.compactMap { if case .pin(let pin, _, _) = $0 { pin } else { nil } }
+                    events.all.compactMap { if case .pin(let pin, _, _, _) = $0 { pin } else { nil } }
                 }
                 let before = pins().count
                 _ = try await listener.pairWithPIN(host: "nursery", port: 48080, fingerprint: identity.fingerprint) {

@@ -71,7 +71,7 @@ struct MonitorListenerTests {
             host: "nursery", port: 48080, fingerprint: monitorIdentity.fingerprint
         ) { _ in
             let shown = await events.wait { if case .pin = $0 { true } else { false } }
-            if case .pin(let pin, _, _)? = shown { return pin }
+            if case .pin(let pin, _, _, _)? = shown { return pin }
             return nil
         }
         #expect(paired.fingerprint == monitorIdentity.fingerprint)
@@ -205,7 +205,7 @@ struct DiscoveryServiceTests {
         let pins = MonitorListenerTests.Recorder<String>()
         let running = Task {
             async let served: Void = monitor.run()
-            for await event in monitor.events { if case .pin(let pin, _, _) = event { pins.append(pin) } }
+            for await event in monitor.events { if case .pin(let pin, _, _, _) = event { pins.append(pin) } }
             await served
         }
 

@@ -66,10 +66,10 @@ final class MonitorHarness: Sendable {
     /// The PIN the monitor is showing for `pairingSessionId`.
     func shownPIN(for pairingSessionId: String) async -> String? {
         let shown = await event { event in
-            if case .pin(_, pairingSessionId, _) = event { return true }
+            if case .pin(_, pairingSessionId, _, _) = event { return true }
             return false
         }
-        if case .pin(let pin, _, _)? = shown { return pin }
+        if case .pin(let pin, _, _, _)? = shown { return pin }
         return nil
     }
 

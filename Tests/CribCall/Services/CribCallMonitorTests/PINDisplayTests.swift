@@ -17,6 +17,14 @@ struct PINDisplayTests {
         #expect(glyphRows[0].hasPrefix("  █   █  █████  █████     █████    ██   █████"))
     }
 
+    @Test("the tries left are shown, and counted down after a wrong PIN")
+    func triesLeft() {
+        #expect(PINDisplay.render("482913", expiresInSec: 60).hasSuffix("(valid for 60 s; 3 attempts left)"))
+        #expect(PINDisplay.validity(41, attempts: 2) == "  (valid for 41 s; 2 attempts left)")
+        #expect(PINDisplay.validity(12, attempts: 1) == "  (valid for 12 s; 1 attempt left)")
+        #expect(PINDisplay.validity(0, attempts: 1) == "  (expired)")
+    }
+
     @Test("each digit renders differently, so no two PINs look alike")
     func distinctGlyphs() {
         let renderings = Set((0...9).map { PINDisplay.render(String(repeating: "\($0)", count: 6), expiresInSec: 1) })

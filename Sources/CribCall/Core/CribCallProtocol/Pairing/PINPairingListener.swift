@@ -172,7 +172,9 @@ public struct PINPairingListener: Sendable {
         switch reason {
         case .invalidPIN: "wrong PIN too many times; start pairing again to get a new PIN"
         case .expired: "the PIN expired; start pairing again to get a new PIN"
-        case .locked: "PIN pairing is locked on the monitor after repeated failures; re-enable it on the monitor"
+        case .locked:
+            "PIN pairing is locked on the monitor after repeated failures; on the monitor, `cribcall pairing unlock` "
+                + "opens it again (pairing by QR code still works)"
         case .fingerprintMismatch: "the monitor saw a different device identity than this listener claimed"
         default: "the monitor refused pairing (\(reason.rawValue))"
         }

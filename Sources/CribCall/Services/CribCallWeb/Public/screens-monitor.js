@@ -199,7 +199,9 @@ defineScreen("monitor", {
             setText($("#pair-pin-digits"), digits.length === 6 ? `${digits.slice(0, 3)} ${digits.slice(3)}` : digits);
             // read digit by digit, not as "four hundred eighty-two thousand…"
             setText($("#pair-pin-spoken"), `PIN ${digits.split("").join(" ")}`);
-            setText($("#pair-pin-countdown"), `Expires in ${formatCountdown(pin.expiresAt - now)}`);
+            const tries = Number(pin.attemptsRemaining);
+            const left = tries >= 0 ? ` · ${tries} ${tries === 1 ? "try" : "tries"} left` : "";
+            setText($("#pair-pin-countdown"), `Expires in ${formatCountdown(pin.expiresAt - now)}${left}`);
         }
 
         $("#pair-qr").hidden = !qr;
@@ -222,6 +224,8 @@ defineScreen("monitor", {
         // pairing by address: the control channel's port and the full fingerprint (a listener types them in)
         const monitor = state.monitor || {};
         setText($("#pair-port"), monitor.port ? String(monitor.port) : "not known yet");
+        const hosts = Array.isArray(monitor.addresses) ? monitor.addresses : [];
+        setText($("#pair-address-hosts"), hosts.length ? hosts.join(" or ") : "no network address yet (is this device on Wi-Fi?)");
         const hex = String(monitor.fingerprint || "").toLowerCase();
         setText($("#pair-fp-short"), hex ? `${groupHex(hex.slice(0, 8))} …` : "not known yet");
         setText($("#pair-fp-full"), groupHex(hex));
