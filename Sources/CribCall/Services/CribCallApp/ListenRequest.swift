@@ -87,6 +87,8 @@ public struct ListenRequest: Sendable {
             app?.service
             ?? ListenerService(
                 identity: identity, name: name, database: database, connector: connector, mediaEngine: media)
+        // A monitor that moved (a new DHCP lease, a restart on another port) is found again by mDNS.
+        await service.findMovedMonitors(with: DNSSDServiceDiscovery())
         let streams = StreamControls(
             service: service, mediaType: video ? .audioVideo : .audio,
             monitorId: target?.monitorId ?? (monitors.count == 1 ? monitors[0].monitorId : nil)

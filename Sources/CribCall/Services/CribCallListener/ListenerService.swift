@@ -35,6 +35,12 @@ public actor ListenerService {
     private var reporting: (AsyncStream<ListenerEvent>.Continuation, keepOpen: Bool)?
     private var following: [String: (token: UInt64, task: Task<Void, Never>)] = [:]
 
+    /// Finds a followed monitor that moved (a new DHCP lease, a restart on another port) by the id and fingerprint
+    /// its mDNS announcement carries; nil: only the stored address is tried.
+    private var finder: (any ServiceBrowser)?
+    /// How long one look for a moved monitor browses.
+    static let rediscoveryTime: Duration = .seconds(3)
+
     /// Keep-alive interval and silence that counts as a lost link.
     public var pingInterval: Duration = .seconds(5)
     public var linkTimeout: Duration = .seconds(15)
@@ -60,6 +66,12 @@ public actor ListenerService {
         self.database = database
         self.connector = connector
         self.mediaEngine = mediaEngine
+    }
+
+    /// Follows monitors to a new address: when one cannot be reached where it was, it is looked for by its id and
+    /// pinned fingerprint with `browser`, and its stored address updated (seed §FR3 `lastKnownIp`).
+    public func findMovedMonitors(with browser: any ServiceBrowser) {
+        finder = browser
     }
 
     /// Test hook: shorter keep-alive timings.
@@ -261,8 +273,10 @@ public actor ListenerService {
             var found: [String: DiscoveredMonitor] = [:]
             for try await event in events {
                 switch event {
-                case .found(let monitor), .updated(let monitor): found[monitor.monitorId] = monitor
-                case .lost(let monitorId): found[monitorId] = nil
+                // Keyed by id and fingerprint: a stranger announcing a monitor's id is listed beside it.
+                case .found(let monitor), .updated(let monitor):
+                    found["\(monitor.monitorId)|\(monitor.certFingerprint)"] = monitor
+                case .lost(let monitorId): found = found.filter { $0.value.monitorId != monitorId }
                 }
             }
             return found
@@ -360,9 +374,12 @@ public actor ListenerService {
         reporting = nil
     }
 
-    /// Keeps one monitor connected, with reconnection and replay, until cancelled or unauthorized.
+    /// Keeps one monitor connected, with reconnection and replay, until cancelled or unauthorized. Where it cannot
+    /// be reached, it is looked for by mDNS (``findMovedMonitors(with:)``): a monitor that moved is followed there.
     private func follow(_ monitor: TrustedMonitorRecord, report: AsyncStream<ListenerEvent>.Continuation) async {
-        guard let host = monitor.lastKnownHost, let port = monitor.lastKnownPort else {
+        var address = Self.address(monitor)
+        if address == nil { address = await rediscover(monitor, notAt: nil) }
+        guard var (host, port) = address else {
             report.yield(
                 .linkLost(
                     monitorId: monitor.monitorId, monitorName: monitor.name,
@@ -372,6 +389,12 @@ public actor ListenerService {
         var backoff: Duration = .milliseconds(500)
         var lost = false
         while !Task.isCancelled {
+            // Another process (a new pairing, `cribcall monitors`) may have stored a newer address.
+            if let stored = try? database.trustedMonitors().first(where: { $0.monitorId == monitor.monitorId }),
+                let newer = Self.address(stored), newer != (host, port), stored.fingerprint == monitor.fingerprint
+            {
+                (host, port) = newer
+            }
             do {
                 let connection = try await connector.connect(
                     host: host, port: port, pinnedFingerprint: monitor.fingerprint)
@@ -393,6 +416,12 @@ public actor ListenerService {
                 lost = true
                 report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: outcome.reason))
             } catch ControlTransportError.fingerprintMismatch(let expected, let actual) {
+                // Another device answers at the old address (its lease went to someone else): the monitor itself
+                // may be elsewhere. Only when it is nowhere to be found is this a refusal.
+                if let moved = await rediscover(monitor, notAt: (host, port)) {
+                    (host, port) = moved
+                    continue
+                }
                 report.yield(
                     .unauthorized(
                         monitorId: monitor.monitorId, monitorName: monitor.name,
@@ -405,9 +434,57 @@ public actor ListenerService {
                     report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: "\(error)"))
                 }
             }
+            // Not reachable where it was: it may have moved (a new lease, a restart on another port).
+            if let moved = await rediscover(monitor, notAt: (host, port)) {
+                (host, port) = moved
+                backoff = .milliseconds(500)
+                continue
+            }
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, .seconds(10))
         }
+    }
+
+    /// A monitor's stored address, or nil.
+    private static func address(_ monitor: TrustedMonitorRecord) -> (host: String, port: Int)? {
+        guard let host = monitor.lastKnownHost, let port = monitor.lastKnownPort else { return nil }
+        return (host, port)
+    }
+
+    /// Looks for `monitor` on the LAN (by its id and pinned fingerprint, never its name: a stranger can announce
+    /// any name or id, but not a certificate it does not hold) for at most ``rediscoveryTime``. Answers its address
+    /// when it is announced anywhere but `current`, and stores it; nil when it is not found, is still at `current`,
+    /// or nothing can browse (no finder, no mDNS daemon).
+    private func rediscover(
+        _ monitor: TrustedMonitorRecord, notAt current: (host: String, port: Int)?
+    ) async -> (host: String, port: Int)? {
+        guard let finder, !Task.isCancelled else { return nil }
+        let fingerprint = monitor.fingerprint.hex
+        let events = finder.browseMonitors()
+        let search = Task { () -> (host: String, port: Int)? in
+            for try await event in events {
+                let found: DiscoveredMonitor
+                switch event {
+                case .found(let monitor), .updated(let monitor): found = monitor
+                case .lost: continue
+                }
+                guard found.monitorId == monitor.monitorId, found.certFingerprint.lowercased() == fingerprint,
+                    let host = found.hosts.first(where: { !$0.contains(":") }) ?? found.hosts.first
+                else { continue }
+                // Announced where it is already looked for: it has not moved.
+                if let current, found.hosts.contains(current.host), found.port == current.port { return nil }
+                return (host, found.port)
+            }
+            return nil
+        }
+        let timer = Task {
+            try? await Task.sleep(for: Self.rediscoveryTime)
+            search.cancel()
+        }
+        defer { timer.cancel() }
+        guard let moved = try? await search.value else { return nil }
+        try? database.updateMonitorAddress(id: monitor.monitorId, host: moved.host, port: moved.port)
+        return moved
     }
 
     private enum SessionOutcome {

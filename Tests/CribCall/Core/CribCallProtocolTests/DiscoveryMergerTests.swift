@@ -34,6 +34,27 @@ struct DiscoveryMergerTests {
         #expect(merger.update([]) == [.lost(monitorId: "monitor-1")])
     }
 
+    @Test("a stranger announcing the monitor's id with another fingerprint is a monitor of its own, never merged in")
+    func strangerWithTheSameId() {
+        var merger = DiscoveryMerger()
+        let stranger = MonitorTXTRecord(
+            MonitorAdvertisement(
+                monitorId: "monitor-1", monitorName: "A Nursery", certFingerprint: String(repeating: "00", count: 32),
+                port: 5000))
+        // Named to sort first: merged by id alone, its port and fingerprint would hide the real monitor's.
+        let events = merger.update([
+            Self.instance("_baby-monitor._udp", "A Nursery", record: stranger, port: 5000, addresses: ["10.0.0.66"]),
+            Self.instance("_baby-monitor._udp"),
+        ])
+        let found = events.compactMap { event -> DiscoveredMonitor? in
+            if case .found(let monitor) = event { return monitor }
+            return nil
+        }
+        #expect(found.count == 2, "\(events)")
+        let real = found.first { $0.certFingerprint == String(repeating: "ab", count: 32) }
+        #expect(real?.port == 48080 && real?.hosts == ["10.0.0.1"], "\(found)")
+    }
+
     @Test("an instance whose TXT is not a monitor's is no monitor")
     func strayService() {
         var merger = DiscoveryMerger()

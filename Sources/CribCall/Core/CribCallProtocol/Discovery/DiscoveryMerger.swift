@@ -1,5 +1,8 @@
-/// Merges the DNS-SD service instances a browser sees into monitors keyed by `monitorId` (PROTOCOL.md §10: both
-/// service types, every network interface, renames), and says which ``DiscoveryEvent``s each new view causes.
+/// Merges the DNS-SD service instances a browser sees into monitors keyed by `monitorId` and certificate
+/// fingerprint (PROTOCOL.md §10: both service types, every network interface, renames), and says which
+/// ``DiscoveryEvent``s each new view causes. Anyone on the LAN can announce any `monitorId`: a stranger announcing
+/// a paired monitor's id with another fingerprint is a monitor of its own, never merged into the real one (whose
+/// port and fingerprint it would otherwise hide).
 public struct DiscoveryMerger: Sendable {
     /// One resolved service instance: a name under one service type on one interface, and what it announces.
     public struct Instance: Sendable, Hashable {
@@ -37,12 +40,12 @@ public struct DiscoveryMerger: Sendable {
     public mutating func update(_ instances: [Instance]) -> [DiscoveryEvent] {
         let monitors = Self.merge(instances)
         var events: [DiscoveryEvent] = []
-        for monitorId in Set(published.keys).union(monitors.keys).sorted() {
-            switch (published[monitorId], monitors[monitorId]) {
+        for key in Set(published.keys).union(monitors.keys).sorted() {
+            switch (published[key], monitors[key]) {
             case (nil, let monitor?):
                 events.append(.found(monitor))
-            case (_?, nil):
-                events.append(.lost(monitorId: monitorId))
+            case (let old?, nil):
+                events.append(.lost(monitorId: old.monitorId))
             case (let old?, let monitor?) where old != monitor:
                 events.append(.updated(monitor))
             default:
@@ -59,7 +62,9 @@ public struct DiscoveryMerger: Sendable {
         let usable = instances.filter { $0.record != nil && !$0.addresses.isEmpty }.sorted {
             ($0.serviceType, $0.name, $0.interfaceIndex) < ($1.serviceType, $1.name, $1.interfaceIndex)
         }
-        let byMonitor = Dictionary(grouping: usable) { $0.record?.monitorId ?? "" }
+        let byMonitor = Dictionary(grouping: usable) { instance in
+            instance.record.map { "\($0.monitorId)|\($0.certFingerprint)" } ?? ""
+        }
         return byMonitor.compactMapValues { instances in
             guard let first = instances.first, let record = first.record else { return nil }
             return DiscoveredMonitor(
