@@ -10,7 +10,8 @@ plays a steady tone (`--audio-source file:TONE.wav`; `listener_app.py --write-to
 −45 dBFS, under the default noise threshold), --no-discovery and --port 0 are fine; the listener with a new, empty
 --data-dir (nothing paired). Nothing is started here but the browser: one headless Debian Chromium
 (/usr/bin/chromium + /usr/bin/chromedriver) with two windows of 390×844, the monitor's and the listener's. Every
-control is found by its computed accessible name; web_app.py's helpers are reused (imported, not copied).
+control is found by its computed accessible name (a noise alert that comes up meanwhile, from a loud microphone, is
+dismissed as a parent would); web_app.py's helpers are reused (imported, not copied).
 
 1. The monitor: a fresh one is taken through the disclaimer and setup as web_app.py does; its Monitor tab shows
    "Pair by address": the port and, behind "Show the full fingerprint", the 64 hex digits. Both must equal GET
@@ -74,7 +75,10 @@ from web_app import (  # noqa: E402
 )
 
 if selenium is not None:
+    from selenium.common.exceptions import ElementClickInterceptedException
     from selenium.webdriver.common.by import By
+else:  # reported by check_environment
+    ElementClickInterceptedException = Exception
 
 web_app.LOG_NAME[0] = "listener_app"
 START = web_app.START
@@ -154,6 +158,7 @@ class Window(Page):
     def control_in(self, root_css: str, name: str, tags=("button", "a", "input"), timeout: float | None = None):
         """The displayed, enabled control named `name` inside `root_css`."""
         def find():
+            self.dismiss_noise()  # a noise alert up meanwhile: dismissed, as a parent does, then on
             for root in self.d.find_elements(By.CSS_SELECTOR, root_css):
                 for e in root.find_elements(By.CSS_SELECTOR, ", ".join(tags)):
                     if e.is_displayed() and e.is_enabled() and e.accessible_name == name:
@@ -163,7 +168,29 @@ class Window(Page):
 
     def press(self, element) -> None:
         self.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
+        try:
+            element.click()
+        except ElementClickInterceptedException:
+            # A noise the monitor heard came up full screen meanwhile (every 10 s or so with a loud microphone):
+            # a parent dismisses it and goes on. Anything else in the way is a failure.
+            if not self.dismiss_noise():
+                raise
+            element.click()
+
+    def dismiss_noise(self) -> bool:
+        """Dismisses the noise alert on screen, if that is what is shown; answers whether it did."""
+        shown = self.d.execute_script(
+            "const l = document.getElementById('alert-layer');"
+            "return l && !l.hidden ? document.getElementById('alert-title').textContent : null")
+        if not shown or not re.match(r"(missed: )?a sound in ", shown.strip().lower()):
+            return False
+        for button in self.d.find_elements(By.CSS_SELECTOR, "#alert-actions button"):
+            if button.is_displayed() and button.accessible_name == "Dismiss":
+                button.click()
+                self.wait("the noise alert closed", lambda: self.d.execute_script(
+                    "return document.getElementById('alert-layer').hidden"), timeout=5)
+                return True
+        return False
 
     def stats(self) -> dict:
         return self.d.execute_async_script(

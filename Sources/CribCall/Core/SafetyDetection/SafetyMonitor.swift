@@ -27,6 +27,8 @@ public struct SafetyMonitor: Sendable {
     public struct Settings: Sendable, Hashable {
         public var area = SleepArea.wholeFrame
         public var alertsEnabled = true
+        /// Why alerts wait although enabled (e.g. the app's setup is not finished), or nil.
+        public var alertsHeld: String?
         public var stillnessLimit: Duration = .seconds(20 * 60)
         public var faceLostLimit: Duration = .seconds(5)
         public var stillAfter: Duration = .seconds(3)
@@ -305,6 +307,7 @@ public struct SafetyMonitor: Sendable {
         let (state, reason) = monitoring(at: now)
         if state != .active { return "monitoring is \(state.rawValue)\(reason.map { ": \($0)" } ?? "")" }
         if !settings.alertsEnabled { return "safety alerts are turned off" }
+        if let held = settings.alertsHeld { return held }
         if let until = mutedUntil[kind], now < until {
             let minutes = Int(((until - now) / .seconds(60)).rounded(.up))
             return "\(kind.rawValue) alerts are muted for \(minutes) more minute\(minutes == 1 ? "" : "s")"

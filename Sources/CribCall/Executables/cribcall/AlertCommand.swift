@@ -14,7 +14,8 @@ struct AlertCommand: AsyncParsableCommand {
             abstract: "Raise a safety alert through the running monitor's real path (for trying things out).",
             discussion: """
                 The monitor must run with --safety and the same --data-dir. Like a real one, the alert is refused \
-                while monitoring is paused or cannot judge, while its kind is muted, or with safetyAlerts=off.
+                while monitoring is paused or cannot judge, while its kind is muted, with safetyAlerts=off, or (with \
+                --web) before the first-launch setup is finished in the app.
                 """
         )
 

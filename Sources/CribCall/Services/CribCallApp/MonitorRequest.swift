@@ -145,6 +145,7 @@ public struct MonitorRequest: Sendable {
                 service: service, database: database, camera: camera, mediaEngine: media,
                 version: CribCallVersion.current)
         }
+        await app?.followSetup()
         let printer = Task {
             for await event in service.events {
                 output.print(event)

@@ -72,7 +72,7 @@ extension MonitorService {
     private func beginSafety(camera: any SafetyCamera) {
         let origin = ContinuousClock.now
         safety = SafetyRun(
-            monitor: SafetyMonitor(settings: Self.safetySettings(settings)),
+            monitor: SafetyMonitor(settings: Self.safetySettings(settings, held: safetyAlertsHeld)),
             cry: CryDetector(sensitivity: CryDetector.Sensitivity(rawValue: settings.crySensitivity) ?? .medium),
             origin: origin, camera: camera)
         // The first status goes out with the first tick or frame.
@@ -82,11 +82,20 @@ extension MonitorService {
         safety = nil
     }
 
+    /// Holds safety alerts back for `reason` (the app's first-launch setup is not finished: nobody has accepted the
+    /// disclaimer or placed the camera), or lets them through again with nil. Detection and status go on.
+    public func holdSafetyAlerts(_ reason: String?) {
+        guard safetyAlertsHeld != reason else { return }
+        safetyAlertsHeld = reason
+        applySafetySettings()
+    }
+
     /// The detectors' settings from the monitor's.
-    static func safetySettings(_ settings: MonitorSettings) -> SafetyMonitor.Settings {
+    static func safetySettings(_ settings: MonitorSettings, held: String? = nil) -> SafetyMonitor.Settings {
         var safety = SafetyMonitor.Settings()
         safety.area = (try? SleepArea(parsing: settings.sleepArea)) ?? .wholeFrame
         safety.alertsEnabled = settings.safetyAlerts
+        safety.alertsHeld = held
         safety.stillnessLimit = .seconds(settings.stillnessMinutes * 60)
         return safety
     }
@@ -94,7 +103,7 @@ extension MonitorService {
     /// Applies changed settings to running detectors (called when the settings change).
     func applySafetySettings() {
         guard var run = safety else { return }
-        let new = Self.safetySettings(settings)
+        let new = Self.safetySettings(settings, held: safetyAlertsHeld)
         if new.area != run.monitor.settings.area { run.analyzer.reset() }
         let sensitivity = CryDetector.Sensitivity(rawValue: settings.crySensitivity) ?? .medium
         if sensitivity != run.cry.sensitivity { run.cry = CryDetector(sensitivity: sensitivity) }

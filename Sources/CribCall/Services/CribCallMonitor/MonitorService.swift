@@ -35,6 +35,8 @@ public actor MonitorService {
     private var lastSeq: Int64
     private var pinExpiry: Task<Void, Never>?
     var settings: MonitorSettings
+    /// Why safety alerts are held back (``holdSafetyAlerts(_:)``), or nil.
+    var safetyAlertsHeld: String?
     private var advertisement: MonitorAdvertisementHandle?
 
     // Live streams (MonitorService+Streams.swift).

@@ -21,13 +21,14 @@ struct ActivityItem: Sendable, Hashable {
 
 /// The words of the activity timeline.
 enum ActivityWording {
-    /// An event of the log (a noise or a safety alert), with how the alert ended if it was acted on.
-    static func item(_ event: NoiseEventRecord, update: AlertUpdateRecord?) -> ActivityItem {
+    /// An event of the log (a noise or a safety alert), with how the alert ended if it was acted on; `heard`: told
+    /// by a listener (which was alerted), not by the monitor (which told its listeners).
+    static func item(_ event: NoiseEventRecord, update: AlertUpdateRecord?, heard: Bool = false) -> ActivityItem {
         guard event.isSafetyAlert else {
             let title = event.kind == "noise" ? "Sound noticed" : "\(event.kind.capitalized) noticed"
             return ActivityItem(
                 timestamp: event.timestamp, kind: event.kind, title: title,
-                detail: "Paired devices were told.", tone: .info)
+                detail: heard ? "You were alerted here." : "Paired devices were told.", tone: .info)
         }
         let title: String
         switch SafetyAlertKind(rawValue: event.kind) {

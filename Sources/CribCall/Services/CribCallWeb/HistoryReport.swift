@@ -26,7 +26,7 @@ enum HistoryReport {
         let events = loaded.map(\.event)
         let updates = (try? database.alertUpdates(for: events.filter(\.isSafetyAlert).map(\.eventId))) ?? [:]
         var items = loaded.map { entry in
-            var item = ActivityWording.item(entry.event, update: updates[entry.event.eventId])
+            var item = ActivityWording.item(entry.event, update: updates[entry.event.eventId], heard: listening)
             if let name = entry.monitorName { item.monitorName = name }
             return item
         }

@@ -93,6 +93,8 @@ extension ListenerWebApp {
             let monitorId = context.parameters.get("monitorId") ?? ""
             let alertId = context.parameters.get("alertId") ?? ""
             return try await WebAPI.withObject(request) { body in
+                // A notice raised here (a noise, a lost link): any action closes it here; the monitor has no part.
+                if await self.dismissNotice(alertId) { return WebAPI.answer(["ok": true]) }
                 guard let action = body["action"]?.stringValue.flatMap(AlertActionKind.init(rawValue:)) else {
                     return WebAPI.refusal(.badRequest, "action must be checking, okay or mute")
                 }

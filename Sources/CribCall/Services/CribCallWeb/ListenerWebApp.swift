@@ -33,6 +33,8 @@ public actor ListenerWebApp {
     private var connections: [String: (state: String, reason: String?)] = [:]
     private var statuses: [String: SafetyStatus] = [:]
     private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
+    /// Noises, lost links and refusals, raised here like alerts.
+    private var notices = ListenerNotices()
     private var streams: [String: (monitorId: String, mediaType: MediaType, state: String)] = [:]
     /// When a stream the monitor is about to stop ends (ms since 1970; STREAM_ENDING_SOON), until it is kept live.
     private var endingAt: [String: Int64] = [:]
@@ -108,15 +110,19 @@ public actor ListenerWebApp {
     /// Takes in one of the listener's events (all of them pass here, in order).
     public func observe(_ event: ListenerEvent) {
         switch event {
-        case .connected(let monitorId, _, _), .linkRestored(let monitorId, _):
+        case .connected(let monitorId, let name, _), .linkRestored(let monitorId, let name):
             connections[monitorId] = ("connected", nil)
-        case .linkLost(let monitorId, _, let reason):
+            notices.linkBack(monitorId: monitorId, name: PeerName.sanitized(name))
+        case .linkLost(let monitorId, let name, let reason):
             connections[monitorId] = ("link_lost", reason)
             statuses[monitorId] = nil
-        case .unauthorized(let monitorId, _, let message):
+            notices.linkLost(monitorId: monitorId, name: PeerName.sanitized(name))
+        case .unauthorized(let monitorId, let name, let message):
             connections[monitorId] = ("unauthorized", message)
             statuses[monitorId] = nil
-        case .noise(let monitorId, _, let event):
+            notices.unauthorized(monitorId: monitorId, name: PeerName.sanitized(name), message: message)
+        case .noise(let monitorId, let name, let event):
+            notices.noise(monitorId: monitorId, name: PeerName.sanitized(name), event: event)
             // The monitor's automatic stream for this noise: its offer will name no monitor.
             if let automatic = event.autoStreamSessionId { opened[automatic] = monitorId }
             try? database.recordReceivedEvent(
@@ -170,7 +176,7 @@ public actor ListenerWebApp {
     ) -> [ActivityItem] {
         let updates = (try? database.alertUpdates(for: events.filter { $0.severity != nil }.map(\.eventId))) ?? [:]
         return events.map { event in
-            var item = ActivityWording.item(event.asLogged, update: updates[event.eventId])
+            var item = ActivityWording.item(event.asLogged, update: updates[event.eventId], heard: true)
             item.monitorName = names[event.monitorId] ?? "A monitor no longer paired"
             return item
         }
@@ -200,12 +206,13 @@ public actor ListenerWebApp {
                     ]
                 }),
             "alerts": .array(
-                alerts.map { entry in
+                (alerts.map { entry in
                     var object = WebAPI.json(entry.alert, update: entry.update).objectValue ?? [:]
                     object["monitorId"] = .string(entry.monitorId)
                     object["monitorName"] = .string(names[entry.monitorId] ?? "Monitor")
-                    return .object(object)
-                }),
+                    return (entry.alert.detectedAt, JSONValue.object(object))
+                } + notices.json(names: names))
+                .sorted { $0.0 > $1.0 }.prefix(Self.alertLimit).map(\.1)),
             "activity": .array(recentActivity(names: names).map(WebAPI.json)),
             "streams": .array(
                 streams.sorted { $0.key < $1.key }.map { sessionId, stream in
@@ -242,6 +249,14 @@ public actor ListenerWebApp {
                 ]
             } ?? .null,
         ]
+    }
+
+    /// "Dismiss" of a notice (a noise, a lost link) on a page: closed for every page of this listener. False when
+    /// `alertId` is not one (a monitor's alert, acted on over the link).
+    func dismissNotice(_ alertId: String) -> Bool {
+        guard notices.dismiss(alertId) else { return false }
+        schedulePush()
+        return true
     }
 
     /// A stream kept live (from a page) no longer ends by itself: its end in sight is dropped, and a warning that

@@ -139,6 +139,7 @@ extension MonitorWebApp {
 
     private func changePreferences(_ body: JSONValue) async throws -> Response {
         if let refusal = WebAPI.changePreferences(body, in: database) { return refusal }
+        await followSetup()
         schedulePush()
         return WebAPI.answer(await state())
     }

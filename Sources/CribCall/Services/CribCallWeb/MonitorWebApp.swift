@@ -63,6 +63,17 @@ public actor MonitorWebApp {
         self.wallClock = wallClock
     }
 
+    /// Why safety alerts wait on a first launch.
+    static let setupHold = "safety alerts start once setup is finished in the app"
+
+    /// Until the first-launch setup is finished in the app (the disclaimer accepted, the camera placed and checked),
+    /// no safety alert is raised: a "Crying detected" must not cover the welcome screen. Called as the app starts
+    /// and after every change of the app's preferences.
+    public func followSetup() async {
+        let done = ((try? database.appPreferences()) ?? AppPreferences()).setupComplete
+        await service.holdSafetyAlerts(done ? nil : Self.setupHold)
+    }
+
     // MARK: the monitor's events
 
     /// Takes in one of the monitor's events (all of them pass here, in order).

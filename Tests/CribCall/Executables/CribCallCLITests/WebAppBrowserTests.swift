@@ -153,6 +153,56 @@ struct WebAppBrowserTests {
         )
     }
 
+    @Test(
+        "the parent's app sounds the alarm: a real noise (banner and tones; a notification behind another tab), a lost link, and says when it is back"
+    )
+    func alarmReachesTheParent() async throws {
+        guard let python = InteropPeers.browserPython() else { return }
+        let nursery = try Subprocess.temporaryDirectory("cribcall-alarm-monitor")
+        let parent = try Subprocess.temporaryDirectory("cribcall-alarm-listener")
+        let artifacts = try Fixtures.testArtifacts("cribalert-alarm")
+        defer { for directory in [nursery, parent] { try? FileManager.default.removeItem(at: directory) } }
+        // The monitor on its defaults, whose microphone hears a cry-like sound over the threshold every 10 s.
+        let monitor = try await PairingMonitor.start(
+            data: nursery, ["--name", "Nursery", "--audio-source", "test:cry"])
+        let paired = try await monitor.pair(listener: parent)
+        #expect(paired.status == 0, "\(paired.stderrText)")
+        let listener = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            ["listen", "--name", "Mum", "--web", "0", "--json", "--no-notify", "--data-dir", parent.path])
+        let url = try await Self.webURL(of: listener)
+        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/cribalert/listener_alarm.py").path
+        let browser = try BackgroundProcess(
+            python, [script, "--listener-url", url, "--artifacts", artifacts.path, "--timeout", "300"])
+        // The walk asks for the monitor to go (a power cut: SIGKILL) and to come back on the same port.
+        var restarted: BackgroundProcess?
+        if await browser.line(timeout: .seconds(420), where: { $0.contains(#""event": "stop-monitor""#) }) != nil {
+            kill(monitor.process.processIdentifier, SIGKILL)
+            _ = await monitor.process.waitForExit(timeout: .seconds(10))
+            if await browser.line(timeout: .seconds(120), where: { $0.contains(#""event": "start-monitor""#) }) != nil {
+                let again = try BackgroundProcess(
+                    try Subprocess.builtProduct("cribcall"),
+                    [
+                        "monitor", "--port", "\(monitor.port)", "--json", "--no-discovery", "--audio-source",
+                        "test:silence", "--data-dir", nursery.path,
+                    ])
+                restarted = again
+                _ = try? await again.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
+            }
+        }
+        let status = await browser.waitForExit(timeout: .seconds(180))
+        let line = browser.output.last { $0.hasPrefix("{") && $0.contains("\"ok\"") } ?? "{}"
+        let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+        _ = await listener.stop()
+        _ = await restarted?.stop()
+        _ = await monitor.process.stop()
+        let details =
+            "\(browser.output.joined(separator: "\n"))\n--- listener_alarm.py stderr ---\n\(browser.errorOutput.suffix(4000))\n"
+            + "--- screenshots: \(artifacts.path)\n--- listener ---\n\(listener.output.suffix(15).joined(separator: "\n"))"
+        #expect(status == 0 && result["ok"] as? Bool == true, Comment(rawValue: details))
+        print("listener_alarm.py: \(line)")  // the figures (how long each alarm took to show)
+    }
+
     @Test("a taken --web port is refused at once with what to do, by the monitor and by the listener")
     func takenPort() async throws {
         let directory = try Subprocess.temporaryDirectory("cribcall-web-port")

@@ -263,6 +263,14 @@ struct PrivacySession {
         let started = await listener.line(timeout: .seconds(40)) { lan.event($0) == "stream_started" }
         #expect(started != nil, "listen: \(listener.output) \(listener.errorOutput); monitor: \(monitor.output)")
         let streaming = ContinuousClock.now
+        // The parent finished the app's setup (as privacy_browser.py does below): safety alerts are raised from then.
+        let setup = try await network.run(
+            network.a, "curl",
+            [
+                "-fsS", "-X", "POST", "-H", "Content-Type: application/json", "-d",
+                #"{"disclaimerAccepted": true, "setupComplete": true, "babyName": "Liam"}"#, monitorApp + "api/app",
+            ])
+        #expect(setup.status == 0, "setup: \(setup.stderrText)")
         let trigger = try await network.run(
             network.a, lan.cribcall, ["alert", "trigger", "face_covered"] + lan.monitorData)
         #expect(trigger.status == 0, "alert trigger: \(trigger.stderrText)")

@@ -192,6 +192,49 @@ struct ListenerWebAppTests {
         await rig.stop()
     }
 
+    @Test(
+        "a noise, a lost link and a refusal are alerts here: one open per monitor and kind, Dismiss closes them, the link back closes its notice saying so"
+    )
+    func notices() async throws {
+        let rig = try await WebRig()
+        let parent = try await Parent(rig)
+        let app = parent.app
+        func alerts(_ kind: String) async throws -> [JSONValue] {
+            try await parent.state()["alerts"]?.arrayValue?.filter { $0["kind"]?.stringValue == kind } ?? []
+        }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for seq in Int64(1)...2 {
+            await app.observe(
+                .noise(
+                    monitorId: "m1", monitorName: "Nursery",
+                    event: NoiseEvent(monitorId: "m1", timestamp: now, peakLevel: 72, seq: seq, eventId: "e\(seq)")))
+        }
+        let noises = try await alerts("noise")
+        #expect(noises.map { $0["state"]?.stringValue } == ["open", "okay"], "the newer one replaces it: \(noises)")
+        #expect(noises.first?["title"]?.stringValue == "A sound in Nursery")
+        #expect(noises.first?["local"] == true && noises.first?["severity"]?.stringValue == "medium")
+        let id = try #require(noises.first?["alertId"]?.stringValue)
+        #expect(try await parent.post("api/alerts/m1/\(id)/action", #"{"action": "okay"}"#).status == 200)
+        #expect(try await alerts("noise").allSatisfy { $0["state"]?.stringValue == "okay" })
+
+        await app.observe(.linkLost(monitorId: "m1", monitorName: "Nursery", reason: "timed out"))
+        await app.observe(.linkLost(monitorId: "m1", monitorName: "Nursery", reason: "again"))
+        let lost = try await alerts("link_lost")
+        #expect(
+            lost.count == 1 && lost[0]["state"]?.stringValue == "open" && lost[0]["severity"]?.stringValue == "high")
+        #expect(lost[0]["title"]?.stringValue == "Lost the link to Nursery")
+        await app.observe(.linkRestored(monitorId: "m1", monitorName: "Nursery"))
+        let back = try await alerts("link_lost")
+        #expect(
+            back[0]["state"]?.stringValue == "okay" && back[0]["note"]?.stringValue == "The link to Nursery is back.")
+
+        await app.observe(.unauthorized(monitorId: "m1", monitorName: "Nursery", message: "this listener was unpaired"))
+        let refused = try await alerts("unauthorized")
+        #expect(refused.first?["body"]?.stringValue?.contains("pair with Nursery again") == true, "\(refused)")
+        await parent.stop()
+        await rig.stop()
+    }
+
     @Test("with no page open a stream cannot play in a page, and the parent is told why")
     func noPage() async throws {
         let rig = try await WebRig()

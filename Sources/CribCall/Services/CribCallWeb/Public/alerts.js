@@ -56,28 +56,66 @@ const Alerts = (() => {
         if (before && before.state !== alert.state) changed(alert);
         if (alert.state === "open" && !heard.has(alert.alertId)) {
             heard.add(alert.alertId);
-            ring();
+            // the parent is listening to that monitor in this page already: a word, not an alarm over its sound
+            if (listening(alert)) announce(alert.title, { quiet: false });
+            else ring(alert);
         }
     }
 
     /** An alert's state changed: say so when it was not this page's own doing. */
     function changed(alert) {
+        // a notice of this listener's own (a noise, a lost link) says itself what closed it, or nothing
+        if (alert.local) {
+            if (alert.note) announce(alert.note);
+            if (alert.note && notified.has(alert.alertId)) notified.get(alert.alertId).close();
+            return;
+        }
         const ours = mine.get(alert.alertId) === alert.state;
         if (!ours && alert.state !== "open") announce(`${alert.title}: ${otherDid(alert)}`);
     }
 
-    /** The alert sound and vibration the person chose (silently nothing when the browser does not allow it). */
-    function ring() {
+    /**
+     * The alert sound and vibration the person chose (silently nothing when the browser does not allow it), and,
+     * while the page is not in front of the person, a system notification (when allowed).
+     */
+    function ring(alert) {
         const app = (Live.state && Live.state.app) || {};
         Sounds.play(app.alertSound || "calm-chime", app.volume === undefined ? 75 : app.volume);
         Sounds.vibrate(app.vibration || "heartbeat");
+        if (document.visibilityState !== "visible" || !document.hasFocus()) notify(alert);
+    }
+
+    const notified = new Map(); // alertId → the system notification shown for it
+
+    /** A system notification for an alert; a click brings the page (and its dialog) to the front. */
+    function notify(alert) {
+        if (!("Notification" in window) || Notification.permission !== "granted") return;
+        try {
+            const from = alert.monitorName && !alert.local ? ` (${alert.monitorName})` : "";
+            const shown = new Notification(`${alert.title || "Something was noticed"}${from}`, {
+                body: alert.body || "", tag: alert.alertId, requireInteraction: alert.severity === "high",
+                icon: "icon.svg",
+            });
+            shown.onclick = () => {
+                window.focus();
+                shown.close();
+            };
+            notified.set(alert.alertId, shown);
+        } catch (_) {
+            // a browser that only notifies from a service worker: the sound and the dialog remain
+        }
+    }
+
+    /** A noise from a monitor whose stream plays in this page (the parent hears it already). */
+    function listening(alert) {
+        return alert.kind === "noise" && isListener() && !!Players.sessionOf(alert.monitorId);
     }
 
     /** The alert to show: the newest open one not dismissed here; the one on screen stays while still relevant. */
     function choose() {
         let newest = null;
         for (const a of known.values()) {
-            if (a.state !== "open" || dismissed.has(a.alertId)) continue;
+            if (a.state !== "open" || dismissed.has(a.alertId) || listening(a)) continue;
             if (!newest || (a.detectedAt || 0) > (newest.detectedAt || 0)) newest = a;
         }
         const current = shown && known.get(shown);
@@ -147,7 +185,7 @@ const Alerts = (() => {
         return list;
     }
 
-    const BUTTON_CLASS = { view: "btn btn-dark", checking: "btn btn-secondary", mute: "btn btn-secondary" };
+    const BUTTON_CLASS = { view: "btn btn-dark", listen: "btn btn-dark", checking: "btn btn-secondary", mute: "btn btn-secondary" };
 
     function draw(alert) {
         const box = dialog();
@@ -160,8 +198,11 @@ const Alerts = (() => {
         by.hidden = alert.state !== "checking";
         const byWords = ours ? "You are checking." : `Checked by ${alert.by || "someone"}`;
         setText(by, alert.state === "checking" ? byWords : "");
-        renderList($("#alert-actions"), buttonsOf(alert), (b) => h("button", {
-            type: "button", class: BUTTON_CLASS[b.action] || "text-btn", text: b.label,
+        const buttons = buttonsOf(alert);
+        // a lone button (a lost link's "OK") is a full one, easy to hit half asleep
+        renderList($("#alert-actions"), buttons, (b) => h("button", {
+            type: "button", class: buttons.length === 1 ? "btn btn-dark" : BUTTON_CLASS[b.action] || "text-btn",
+            text: b.label,
             dataset: { alert: b.action, key: b.action },
         }), alert.alertId);
         const from = $("#alert-from");
@@ -210,9 +251,17 @@ const Alerts = (() => {
             $('#monitor-preview [data-action="fullscreen"]').focus({ preventScroll: true });
             return;
         }
+        if (action === "listen" && isListener()) {
+            dismissed.add(alert.alertId);
+            refresh();
+            closeNotice(alert);
+            Players.watch(alert.monitorId, "audio");
+            return;
+        }
         if (action === "dismiss" || action === "close") {
             dismissed.add(alert.alertId);
             refresh();
+            closeNotice(alert);
             return;
         }
         const target = ACTION_STATES[action];
@@ -243,6 +292,14 @@ const Alerts = (() => {
             const next = $("#alert-actions button");
             if (next) next.focus();
         }
+    }
+
+    /** A notice of this listener's own is closed on every page of it (and its notification here). */
+    function closeNotice(alert) {
+        if (notified.has(alert.alertId)) notified.get(alert.alertId).close();
+        if (!alert.local) return;
+        api(`api/alerts/${encodeURIComponent(alert.monitorId)}/${encodeURIComponent(alert.alertId)}/action`,
+            { method: "POST", body: { action: "okay" } }).catch(() => {});
     }
 
     function init() {
@@ -281,6 +338,10 @@ const Alerts = (() => {
         init,
         /** A new state: learn its alerts, then show what should be shown. */
         update(state) {
+            // nothing covers the welcome: a monitor raises nothing before its setup is done (the server holds its
+            // alerts too); a listener shows what is still open once its disclaimer is accepted
+            const app = state.app || {};
+            if (!(state.role === "monitor" ? app.setupComplete : app.disclaimerAccepted)) return;
             for (const a of (state.alerts || [])) learn(a);
             refresh();
         },

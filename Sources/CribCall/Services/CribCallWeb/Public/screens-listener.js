@@ -716,6 +716,24 @@ const MonitorCards = (() => {
     });
 })();
 
+/**
+ * Whether alerts can reach the parent while the tab is in the background: asks once (the browser's prompt needs a
+ * click), and says what to do when the browser blocks notifications.
+ */
+function drawNotifyCard() {
+    const card = $("#notify-card");
+    const permission = "Notification" in window ? Notification.permission : "unsupported";
+    const paired = ((Live.state && Live.state.monitors) || []).length > 0;
+    card.hidden = !paired || permission === "granted";
+    $("#notify-allow").hidden = permission !== "default";
+    setText($("#notify-line"), permission === "default"
+        ? "Allow notifications, so that alerts reach you while this tab is in the background."
+        : permission === "denied"
+            ? "Notifications are blocked for this page: alerts sound only while it is open. Allow them in the "
+                + "browser's site settings."
+            : "This browser cannot show notifications: keep this page open and the sound on to hear alerts.");
+}
+
 defineScreen("monitors", {
     path: "/monitors",
     role: "listener",
@@ -724,9 +742,17 @@ defineScreen("monitors", {
 
     update(state) {
         MonitorCards.update(state);
+        drawNotifyCard();
     },
 
     actions: {
+        async "allow-notify"() {
+            if ("Notification" in window) await Notification.requestPermission().catch(() => "default");
+            drawNotifyCard();
+            if ("Notification" in window && Notification.permission === "granted") {
+                announce("Alerts will also reach you while this tab is in the background.");
+            }
+        },
         async listen(button) {
             button.disabled = true;
             if (!(await Players.watch(button.dataset.monitor, "audio"))) button.disabled = false;

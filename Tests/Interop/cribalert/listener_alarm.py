@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Real-browser check that the listener's app (`cribcall listen --web`) sounds the alarm a parent relies on at night:
+for a real noise the monitor hears and for a lost link, with the tab in front and with it behind another tab.
+
+    listener_alarm.py --listener-url http://127.0.0.1:P/s/S/ [--monitor-name Nursery] [--artifacts DIR]
+
+The listener must already run, paired with one monitor (e.g. by `cribcall pair --qr`) on its defaults, whose
+microphone makes a noise over the default threshold every few seconds (`--audio-source test:cry`). Nothing is
+started here but one headless Debian Chromium (/usr/bin/chromium + /usr/bin/chromedriver) at 390×844. The page's
+notification permission is granted through DevTools, as a parent does once through the browser's prompt. Two
+observers are installed before the page's own scripts (DevTools' addScriptToEvaluateOnNewDocument): every WebAudio
+source started in a running AudioContext is counted (the alarm's tones), and every Notification the page constructs
+is recorded with the page's visibility and focus at that moment. Both wrap the real browser objects: the tones still
+play (muted at the output by --mute-audio) and the notifications are still shown.
+
+1. The welcome (the disclaimer, "Continue": the click that lets the page make sound), then Monitors, where the
+   monitor's card says "Connected".
+2. A noise, the tab in front: the full-screen alert "A sound in <monitor>" appears, naming the monitor, with
+   "Listen now" and "Dismiss"; WebAudio played its tones. "Dismiss" closes it, and the listener's api/state has it
+   closed (not open again on reload).
+3. A noise, the tab behind another tab: the page constructs a Notification "A sound in <monitor>" while hidden or
+   unfocused, and plays the tones.
+4. The link lost, the tab behind: prints {"event": "stop-monitor"} (the caller kills the monitor, as a power cut
+   would) and waits for the listener's api/state to have "Lost the link to <monitor>" open; back in front, the
+   page shows it full screen (high severity) and a Notification for it was shown while hidden; tones played.
+5. Prints {"event": "start-monitor"} (the caller starts the monitor again): the dialog closes by itself and the page
+   says "The link to <monitor> is back."
+
+Prints {"event": "ready"} once the browser is up (--timeout counts from there), the two events above, then one JSON
+line ({"ok": true, "noise_dialog_ms": …, "tones": …, "notifications": [...]}); progress goes to stderr. Exit status:
+0 passed, 1 a check failed, 2 the environment is not usable, 3 --launch-timeout or --timeout fired.
+
+Needs: apt-get install chromium chromium-driver; pip install selenium==4.51.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import urllib.error
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import web_app  # noqa: E402 - the shared helpers
+from listener_app import Window, open_listener_app  # noqa: E402
+from web_app import (  # noqa: E402
+    Api, Browser, CheckFailed, EnvironmentProblem, http, log, make_driver, ms_since, normalise, selenium,
+)
+
+if selenium is not None:
+    from selenium.webdriver.common.by import By
+
+web_app.LOG_NAME[0] = "listener_alarm"
+
+# Observers only: they count and record, and hand every call on to the browser's own objects.
+OBSERVERS = r"""
+(() => {
+    const seen = { tones: 0, notifications: [], visibility: [] };
+    Object.defineProperty(window, "__alarm", { value: seen });
+    const start = AudioScheduledSourceNode.prototype.start;
+    AudioScheduledSourceNode.prototype.start = function (...args) {
+        if (this.context && this.context.state === "running") seen.tones += 1;
+        return start.apply(this, args);
+    };
+    const Real = window.Notification;
+    if (Real) {
+        const Observed = function (title, options) {
+            seen.notifications.push({ title: String(title), body: (options || {}).body || "",
+                visibility: document.visibilityState, focused: document.hasFocus(), at: Date.now() });
+            return new Real(title, options);
+        };
+        Object.defineProperty(Observed, "permission", { get: () => Real.permission });
+        Observed.requestPermission = (...args) => Real.requestPermission(...args);
+        Observed.prototype = Real.prototype;
+        window.Notification = Observed;
+    }
+    document.addEventListener("visibilitychange", () => seen.visibility.push(document.visibilityState));
+})();
+"""
+
+
+def alarm(lis: Window) -> dict:
+    return lis.d.execute_script("return window.__alarm")
+
+
+def dialog(lis: Window) -> dict | None:
+    """The full-screen alert as shown: its title, severity class and buttons; None while none is shown."""
+    return lis.d.execute_script("""
+        const layer = document.getElementById("alert-layer");
+        if (!layer || layer.hidden) return null;
+        const box = document.getElementById("alert-dialog");
+        return {title: document.getElementById("alert-title").textContent.trim(),
+                body: document.getElementById("alert-body").textContent.trim(),
+                from: document.getElementById("alert-from").textContent.trim(),
+                cls: box.className,
+                buttons: [...box.querySelectorAll("#alert-actions button")].map(b => b.textContent.trim())};
+    """)
+
+
+def notices(lis_api: Api, kind: str) -> list[dict]:
+    return [a for a in lis_api.state()["alerts"] if a.get("kind") == kind]
+
+
+def walk_start(lis: Window, lis_api: Api, args, result: dict) -> str:
+    open_listener_app(lis, args)
+    lis.wait("the monitor's card says Connected", lambda: any(
+        m["connection"] == "connected" for m in lis_api.state()["monitors"]), timeout=30)
+    lis.wait("Connected on the page", lambda: "connected" in normalise(lis.inside("#monitor-cards").text))
+    lis.screenshot("connected")
+    return lis_api.state()["monitors"][0]["monitorId"]
+
+
+def walk_noise_in_front(lis: Window, lis_api: Api, args, result: dict) -> str:
+    title = f"A sound in {args.monitor_name}"
+    t0 = time.monotonic()
+    shown = lis.wait(f"the alert {title!r} on screen", lambda: (d := dialog(lis)) and d["title"] == title and d,
+                     timeout=40)
+    result["noise_dialog"] = shown
+    result["noise_wait_ms"] = ms_since(t0)
+    if "Listen now" not in shown["buttons"] or "Dismiss" not in shown["buttons"]:
+        raise CheckFailed("noise alert", f"its buttons are {shown['buttons']}")
+    if args.monitor_name not in shown["from"] and args.monitor_name not in shown["title"]:
+        raise CheckFailed("noise alert", f"it does not name the monitor: {shown}")
+    # nothing else sounds on this page: any tone since it loaded is this alarm's (it may have come up meanwhile)
+    lis.wait("the alarm's tones (WebAudio)", lambda: alarm(lis)["tones"] > 0, timeout=5)
+    lis.screenshot("noise-alert")
+    open_ids = {a["alertId"] for a in notices(lis_api, "noise") if a["state"] == "open"}
+    if len(open_ids) != 1:
+        raise CheckFailed("noise alert", f"the listener's state has {len(open_ids)} open noise alerts")
+    lis.click("Dismiss")
+    lis.wait("the dialog closed", lambda: dialog(lis) is None or dialog(lis)["title"] != title, timeout=5)
+    alert_id = open_ids.pop()
+    lis.wait("the noise closed in the listener's state", lambda: all(
+        a["state"] != "open" for a in notices(lis_api, "noise") if a["alertId"] == alert_id), timeout=5)
+    result["tones_in_front"] = alarm(lis)["tones"]
+    return alert_id
+
+
+def hide(lis: Window) -> str:
+    """Puts another tab in front of the app's; answers that tab's handle."""
+    lis.d.switch_to.new_window("tab")
+    lis.d.get("about:blank")
+    return lis.d.current_window_handle
+
+
+def show(lis: Window, other: str) -> None:
+    """Closes the other tab: the app's comes to the front again."""
+    lis.d.switch_to.window(other)
+    lis.d.close()
+    lis.d.switch_to.window(lis.handle)
+    lis.d.execute_cdp_cmd("Page.bringToFront", {})
+
+
+def wait_api(desc: str, pred, timeout: float) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise CheckFailed(desc, f"not reached within {timeout:.0f} s")
+
+
+def walk_noise_behind(lis: Window, lis_api: Api, args, result: dict, first: str) -> None:
+    title = f"A sound in {args.monitor_name}"
+    before = alarm(lis)
+    other = hide(lis)
+    wait_api("another noise while the tab is behind", lambda: any(
+        a["alertId"] != first and a["state"] == "open" for a in notices(lis_api, "noise")), timeout=40)
+    time.sleep(1.5)  # the page's state arrives by its event stream; its timers may be slowed while hidden
+    show(lis, other)
+    now = alarm(lis)
+    shown = [n for n in now["notifications"][len(before["notifications"]):] if n["title"] == title]
+    if not shown:
+        raise CheckFailed("noise behind", f"no notification {title!r}: {now['notifications']}")
+    if shown[0]["visibility"] == "visible" and shown[0]["focused"]:
+        raise CheckFailed("noise behind", f"the notification was made with the page in front: {shown[0]}")
+    if now["tones"] <= before["tones"]:
+        raise CheckFailed("noise behind", "no tones played while the tab was behind")
+    result["noise_notification"] = shown[0]
+    result["visibility_changes"] = now["visibility"]
+    # the dialog is there when the parent comes back; they dismiss it
+    lis.wait(f"the alert {title!r} on coming back", lambda: (d := dialog(lis)) and d["title"] == title)
+    lis.click("Dismiss")
+
+
+def walk_link_lost(lis: Window, lis_api: Api, args, result: dict) -> None:
+    title = f"Lost the link to {args.monitor_name}"
+    before = alarm(lis)
+    other = hide(lis)
+    print(json.dumps({"event": "stop-monitor"}), flush=True)
+    t0 = time.monotonic()
+    wait_api("the lost link in the listener's state", lambda: any(
+        a["state"] == "open" for a in notices(lis_api, "link_lost")), timeout=60)
+    result["link_lost_after_ms"] = ms_since(t0)
+    time.sleep(1.5)
+    show(lis, other)
+    shown = lis.wait(f"the alert {title!r} on screen", lambda: (d := dialog(lis)) and d["title"] == title and d)
+    if "high" not in shown["cls"].split():
+        raise CheckFailed("link lost", f"not shown as a high-severity alert: {shown}")
+    now = alarm(lis)
+    notified = [n for n in now["notifications"][len(before["notifications"]):] if n["title"] == title]
+    if not notified or (notified[0]["visibility"] == "visible" and notified[0]["focused"]):
+        raise CheckFailed("link lost", f"no notification {title!r} while behind: {now['notifications']}")
+    if now["tones"] <= before["tones"]:
+        raise CheckFailed("link lost", "no tones played for the lost link")
+    result["link_lost_dialog"] = shown
+    result["link_lost_notification"] = notified[0]
+    lis.screenshot("link-lost")
+
+
+def walk_link_back(lis: Window, lis_api: Api, args, result: dict) -> None:
+    title = f"Lost the link to {args.monitor_name}"
+    print(json.dumps({"event": "start-monitor"}), flush=True)
+    t0 = time.monotonic()
+    lis.wait("the lost-link alert closed by itself", lambda: (d := dialog(lis)) is None or d["title"] != title,
+             timeout=60)
+    result["link_back_after_ms"] = ms_since(t0)
+    said = f"the link to {args.monitor_name} is back".lower()
+    lis.wait("the page says the link is back", lambda: said in normalise(
+        lis.d.execute_script("return document.getElementById('status').textContent")),
+        timeout=5)
+    lis.wait("Connected again", lambda: any(m["connection"] == "connected" for m in lis_api.state()["monitors"]),
+             timeout=10)
+    lis.screenshot("link-back")
+
+
+def check_environment(args) -> Api:
+    if selenium is None:
+        raise EnvironmentProblem("the Python package selenium is missing: pip install selenium==4.51.0")
+    for path in (args.chromium, args.chromedriver):
+        if not os.access(path, os.X_OK):
+            raise EnvironmentProblem(f"{path} is missing: apt-get install chromium chromium-driver")
+    try:
+        status, body = http(args.listener_url, timeout=5)
+    except (urllib.error.URLError, OSError) as e:
+        raise EnvironmentProblem(f"the listener's app {args.listener_url} cannot be loaded: {e}") from e
+    if status != 200 or b"app.js" not in body:
+        raise EnvironmentProblem(f"{args.listener_url} does not look like the app (status {status})")
+    api = Api(args.listener_url)
+    state = api.state()
+    if state.get("role") != "listener":
+        raise EnvironmentProblem(f"{args.listener_url} is a {state.get('role')!r}, expected the listener")
+    if len(state["monitors"]) != 1:
+        raise EnvironmentProblem(f"the listener must be paired with one monitor ({len(state['monitors'])} now)")
+    return api
+
+
+def run(args, browser: Browser, result: dict, on_ready) -> None:
+    lis_api = check_environment(args)
+    driver = make_driver(args, browser)
+    origin = re.match(r"https?://[^/]+", args.listener_url).group(0)
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["notifications"]})
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVERS})
+    caps = driver.capabilities
+    result["browser"] = f"{caps.get('browserName')} {caps.get('browserVersion')}"
+    lis = Window(driver, args, lis_api, result, driver.current_window_handle, "A")
+    log("browser up", result["browser"])
+    on_ready()
+    timings = result["timings_ms"] = {}
+    for name, fn in [
+        ("start", lambda: walk_start(lis, lis_api, args, result)),
+        ("noise_in_front", lambda: result.__setitem__("first", walk_noise_in_front(lis, lis_api, args, result))),
+        ("noise_behind", lambda: walk_noise_behind(lis, lis_api, args, result, result["first"])),
+        ("link_lost", lambda: walk_link_lost(lis, lis_api, args, result)),
+        ("link_back", lambda: walk_link_back(lis, lis_api, args, result)),
+    ]:
+        t = time.monotonic()
+        fn()
+        timings[name] = ms_since(t)
+        lis.check_console(name)
+        log("step", name, "ok")
+    result["tones"] = alarm(lis)["tones"]
+    result["notifications"] = alarm(lis)["notifications"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--listener-url", required=True, help="the listener's app, secret included")
+    ap.add_argument("--monitor-name", default="Nursery", help="the paired monitor's name")
+    ap.add_argument("--timeout", type=float, default=300, help="hard limit for the run once the browser is up, s")
+    ap.add_argument("--launch-timeout", type=float, default=120, help="hard limit for starting the browser, s")
+    ap.add_argument("--step-timeout", type=float, default=20, help="limit for each wait, seconds")
+    ap.add_argument("--artifacts", help="directory for the screenshots (and, on failure, the console log)")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    args = ap.parse_args()
+    if not args.listener_url.endswith("/"):
+        args.listener_url += "/"
+    args.url = args.listener_url  # web_app.py's helpers read it
+    if args.artifacts:
+        Path(args.artifacts).mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never download a driver
+    return web_app.supervise(args, {"ok": False}, run, web_app.save_failure)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
