@@ -28,6 +28,10 @@ in a 390×844 window, a phone held upright. Every control is found by its comput
    every control on them can be scrolled to and tapped; a stillness alert fills the window, its three buttons are
    reachable, "I am checking" reaches api/state and "Mark as okay" closes it (landscape-*.png).
 8. A reload skips the welcome, and everything the reloaded page asked for came from its loopback origin.
+
+With --audio-only the monitor runs without --safety (no camera, the seed's default): the welcome, the name, then the
+final check at once (the room's noise is its only check), "Start Monitoring", and the Monitor screen with its sound
+meter, a pairing QR code on "Show pairing code" and its listeners card.
 9. With --pause-check: prints {"event": "pause-check"} and waits until the Monitor tab shows "Monitoring paused"
    (the caller stops the camera after that line), reported as pause_ms, and pause_render_ms: from the status's
    updatedAt to the page showing it. The paused screen's texts are checked.
@@ -533,12 +537,13 @@ def walk_setup_area(page: Page, api: Api, result: dict) -> None:
         raise CheckFailed("setup-area", f"dragging the corners to the edges did not give the whole picture: {restored}")
 
 
-def walk_setup_check(page: Page, result: dict) -> None:
+def walk_setup_check(page: Page, result: dict,
+                     running_text: str = "Checking camera placement and lighting to help reduce false alerts.") -> None:
     page.wait_screen("setup-check")
     page.expect_texts("setup-check", SEED_TEXTS["setup-check"])
     t0 = time.monotonic()
     start = page.control("Start Monitoring", enabled=None)
-    running = normalise("Checking camera placement and lighting to help reduce false alerts.")
+    running = normalise(running_text)
     seen_running = []
 
     def finished():
@@ -590,6 +595,34 @@ def walk_monitor(page: Page, name: str) -> None:
     meter = page.d.find_elements(By.CSS_SELECTOR, "[role=meter]")
     if not meter or meter[0].accessible_name != "Sound level":
         raise CheckFailed("monitor", "no meter named 'Sound level'")
+
+
+def walk_audio_only(page: Page, api: Api, args: argparse.Namespace, result: dict) -> None:
+    """An audio-only monitor (no --safety: the seed's default) through its setup to the Monitor screen: after the
+    name comes the final check at once (no camera to place, no sleep area), which checks the room's noise only; then
+    the Monitor screen with its sound meter, a pairing QR code on "Show pairing code", and its listeners."""
+    walk_welcome(page)
+    walk_setup_name(page, args.name)
+    walk_setup_check(page, result, "Listening to the room's sound level to help reduce false alerts.")
+    checks = [li.split(":")[0] for li in result.get("calibration_checks", [])]
+    if checks != ["Room noise"]:
+        raise CheckFailed("audio-only check", f"it checked {checks}, expected the room's noise only")
+    page.wait_screen("monitor")
+    page.wait("the monitor's heading", lambda: normalise(f"{args.name}'s Room") in page.text())
+    meter = page.wait("the sound meter", lambda: [m for m in page.d.find_elements(By.CSS_SELECTOR, "[role=meter]")
+                                                  if m.is_displayed()])
+    if meter[0].accessible_name != "Sound level":
+        raise CheckFailed("monitor", "no meter named 'Sound level'")
+    page.click("Show pairing code")
+    page.wait("the pairing QR code", lambda: page.d.find_element(By.ID, "pair-qr").is_displayed()
+              and page.d.find_elements(By.CSS_SELECTOR, "#pair-qr-svg svg"))
+    if not api.state()["pairing"]["qr"]:
+        raise CheckFailed("monitor", "the page shows a QR code the monitor's state does not have")
+    page.wait("the listeners card", lambda: "no listener is paired yet" in page.text())
+    page.screenshot("audio-only-monitor")
+    result["audio_only"] = {"state_app": api.state()["app"].get("setupComplete"), "checks": checks}
+    if result["audio_only"]["state_app"] is not True:
+        raise CheckFailed("audio-only", "setupComplete is not true in api/state after Start Monitoring")
 
 
 def walk_alert(page: Page, api: Api, result: dict) -> str:
@@ -919,8 +952,11 @@ def check_environment(args: argparse.Namespace) -> Api:
     if state["app"].get("disclaimerAccepted") or state["app"].get("setupComplete"):
         raise EnvironmentProblem("the monitor is not on its first launch (disclaimer already accepted): start "
                                  "cribcall monitor with a new, empty --data-dir")
-    if not state.get("camera", {}).get("watched"):
-        raise EnvironmentProblem("the monitor runs without --safety: the walk needs the camera watched")
+    if not state.get("camera", {}).get("watched") and not args.audio_only:
+        raise EnvironmentProblem("the monitor runs without --safety: the walk needs the camera watched (or "
+                                 "--audio-only)")
+    if state.get("camera", {}).get("watched") and args.audio_only:
+        raise EnvironmentProblem("--audio-only needs a monitor without --safety")
     return api
 
 
@@ -964,6 +1000,11 @@ def run(args: argparse.Namespace, browser: Browser, result: dict, on_ready) -> N
     on_ready()
 
     page = Page(driver, args, api, result)
+    if args.audio_only:
+        driver.get(args.url)
+        walk_audio_only(page, api, args, result)
+        page.check_console("audio only")
+        return
     steps = [
         ("welcome", lambda: (driver.get(args.url), walk_welcome(page))),
         ("setup_name", lambda: walk_setup_name(page, args.name)),
@@ -1011,6 +1052,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", required=True, help="the app, secret included: http://127.0.0.1:PORT/s/SECRET/")
     ap.add_argument("--name", default="Liam", help="the baby's name entered in setup")
+    ap.add_argument("--audio-only", action="store_true",
+                    help="the monitor runs without a camera (no --safety): walk its setup to the Monitor screen")
     ap.add_argument("--pause-check", action="store_true",
                     help="at the end, wait for 'Monitoring paused' (the caller stops the camera) and time it")
     ap.add_argument("--pause-timeout", type=float, default=30, help="how long --pause-check waits, seconds")

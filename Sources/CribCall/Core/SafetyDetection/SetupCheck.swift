@@ -37,6 +37,8 @@ public struct SetupCheck: Sendable {
 
     private let start: Duration
     private let threshold: Int
+    /// What this check looks at: all four with a camera, only the room's noise for an audio-only monitor.
+    public let items: [Item]
     private var lastStatus: (monitoring: MonitoringState, reason: String?)?
     private var sawPicture = false
     private var loudest = 0
@@ -45,9 +47,11 @@ public struct SetupCheck: Sendable {
     /// - Parameters:
     ///   - start: When the check began.
     ///   - soundThreshold: The level (0…100) at which sound alerts start; the room must stay below it.
-    public init(startingAt start: Duration, soundThreshold: Int) {
+    ///   - items: What to check (default: all four); an audio-only monitor (no camera watched) checks `[.noise]`.
+    public init(startingAt start: Duration, soundThreshold: Int, items: [Item] = Item.allCases) {
         self.start = start
         self.threshold = soundThreshold
+        self.items = items.isEmpty ? Item.allCases : items
     }
 
     /// The safety status now (nil: no camera is watched at all).
@@ -71,14 +75,14 @@ public struct SetupCheck: Sendable {
         let elapsed = max(.zero, now - start)
         let done = elapsed >= Self.duration
         let progress = done ? 100 : min(99, Int((elapsed / Self.duration) * 100))
-        let results = Item.allCases.map { result($0, done: done, elapsed: elapsed) }
+        let results = items.map { result($0, done: done, elapsed: elapsed) }
         return (progress, done, done && results.allSatisfy { $0.state == .passed }, results)
     }
 
     private func result(_ item: Item, done: Bool, elapsed: Duration) -> Result {
         // The items are checked one after another as the seconds pass (each needs what the one before found).
-        let index = Item.allCases.firstIndex(of: item)!
-        let share = Self.duration / Item.allCases.count
+        let index = items.firstIndex(of: item) ?? 0
+        let share = Self.duration / items.count
         if !done, elapsed < share * index { return Result(item: item, state: .pending, detail: "Waiting") }
         let verdict = judge(item)
         if !done, verdict.state == .failed || elapsed < share * (index + 1) {

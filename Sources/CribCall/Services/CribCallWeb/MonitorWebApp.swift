@@ -244,7 +244,9 @@ public actor MonitorWebApp {
     /// Starts (or restarts) the final setup check.
     func startCalibration() async -> JSONValue {
         let threshold = ((try? database.monitorSettings()) ?? .defaults).threshold
-        check = (SetupCheck(startingAt: .zero, soundThreshold: threshold), .now)
+        // Without a camera (an audio-only monitor, the seed's default) the room's noise is all there is to check.
+        let items: [SetupCheck.Item] = camera == nil ? [.noise] : SetupCheck.Item.allCases
+        check = (SetupCheck(startingAt: .zero, soundThreshold: threshold, items: items), .now)
         checkTicker?.cancel()
         checkTicker = Task {
             while !Task.isCancelled {

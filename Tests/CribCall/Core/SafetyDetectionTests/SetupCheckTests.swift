@@ -30,6 +30,21 @@ struct SetupCheckTests {
         #expect(report.results.map(\.item) == [.camera, .light, .placement, .noise])
     }
 
+    @Test("an audio-only monitor checks the room's noise only: a quiet room passes, a loud one does not")
+    func audioOnly() {
+        for (level, ok) in [(20, true), (75, false)] {
+            var check = SetupCheck(startingAt: .zero, soundThreshold: 60, items: [.noise])
+            var now = Duration.zero
+            while now <= SetupCheck.duration {
+                check.observe(monitoring: nil, reason: nil)
+                check.hear(level: level)
+                now += .milliseconds(250)
+            }
+            let report = check.report(at: now)
+            #expect(report.results.map(\.item) == [.noise] && report.done && report.ok == ok, "level \(level)")
+        }
+    }
+
     @Test("progress runs with time; each check is pending, then checking, then decided; never 100 before the end")
     func progress() {
         var check = SetupCheck(startingAt: .seconds(10), soundThreshold: 60)

@@ -56,6 +56,33 @@ struct WebAppBrowserTests {
             ]), "\(files)")
     }
 
+    @Test("an audio-only monitor (no camera, the seed's default) goes through setup to its Monitor screen")
+    func audioOnlyMonitor() async throws {
+        guard let python = InteropPeers.browserPython() else { return }
+        let directory = try Subprocess.temporaryDirectory("cribcall-web-audio")
+        let artifacts = try Fixtures.testArtifacts("cribalert-audio-only")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let monitor = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            [
+                "monitor", "--name", "Nursery", "--audio-source", "test:silence", "--port", "0", "--json",
+                "--no-discovery", "--web", "0", "--data-dir", directory.path,
+            ])
+        try await monitor.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
+        let url = try await Self.webURL(of: monitor)
+        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/cribalert/web_app.py").path
+        let browser = try BackgroundProcess(
+            python, [script, "--url", url, "--audio-only", "--artifacts", artifacts.path, "--timeout", "120"])
+        let status = await browser.waitForExit(timeout: .seconds(240))
+        let line = browser.output.last { $0.hasPrefix("{") && $0.contains("\"ok\"") } ?? "{}"
+        let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+        _ = await monitor.stop()
+        let details =
+            "\(browser.output.joined(separator: "\n"))\n--- web_app.py stderr ---\n\(browser.errorOutput.suffix(3000))\n"
+            + "--- monitor ---\n\(monitor.output.suffix(10).joined(separator: "\n"))"
+        #expect(status == 0 && result["ok"] as? Bool == true, Comment(rawValue: details))
+    }
+
     @Test("cribcall listen --web starts with nothing paired (pairing is in the app); without --web it says what to do")
     func listenerAppStarts() async throws {
         let directory = try Subprocess.temporaryDirectory("cribcall-listener-web")

@@ -86,7 +86,8 @@ defineScreen("setup-name", {
         button.disabled = true;
         const ok = await attempt(() => saveApp({ babyName: name }), error);
         this.sync();
-        if (ok) Router.go("/setup/placement");
+        // an audio-only monitor has no camera to place nor a sleep area to draw: on to the final check
+        if (ok) Router.go(cameraWatched() ? "/setup/placement" : "/setup/check");
     },
 
     actions: {
@@ -96,6 +97,11 @@ defineScreen("setup-name", {
         },
     },
 });
+
+/** Whether this monitor watches a camera (`--safety`); without one, setup is the name and the sound check. */
+function cameraWatched() {
+    return !!(Live.state && Live.state.camera && Live.state.camera.watched);
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Step 2 of 4: mount the device
@@ -341,7 +347,8 @@ defineScreen("setup-check", {
         setText($("#check-status"), c.done
             ? (c.ok ? "Everything looks ready. You can start monitoring."
                 : "Please look at the note below, adjust, and check again.")
-            : "Checking camera placement and lighting to help reduce false alerts.");
+            : cameraWatched() ? "Checking camera placement and lighting to help reduce false alerts."
+                : "Listening to the room's sound level to help reduce false alerts.");
         renderList($("#check-list"), c.checks || [], (check) => {
             const state = CHECK_ICONS[check.state] ? check.state : "pending";
             const name = check.label || CHECK_NAMES[check.id] || check.id;
@@ -372,7 +379,7 @@ defineScreen("setup-check", {
     },
 
     actions: {
-        back: () => Router.go("/setup/area"),
+        back: () => Router.go(cameraWatched() ? "/setup/area" : "/setup/name"),
         again() {
             this.runCheck();
         },
