@@ -41,14 +41,13 @@ import os
 import re
 import sys
 import time
-import urllib.error
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import web_app  # noqa: E402 - the shared helpers
 from listener_app import Window, open_listener_app  # noqa: E402
 from web_app import (  # noqa: E402
-    Api, Browser, CheckFailed, EnvironmentProblem, http, log, make_driver, ms_since, normalise, selenium,
+    Api, Browser, CheckFailed, EnvironmentProblem, log, make_driver, ms_since, normalise, selenium,
 )
 
 if selenium is not None:
@@ -230,23 +229,11 @@ def walk_link_back(lis: Window, lis_api: Api, args, result: dict) -> None:
 
 
 def check_environment(args) -> Api:
-    if selenium is None:
-        raise EnvironmentProblem("the Python package selenium is missing: pip install selenium==4.51.0")
-    for path in (args.chromium, args.chromedriver):
-        if not os.access(path, os.X_OK):
-            raise EnvironmentProblem(f"{path} is missing: apt-get install chromium chromium-driver")
-    try:
-        status, body = http(args.listener_url, timeout=5)
-    except (urllib.error.URLError, OSError) as e:
-        raise EnvironmentProblem(f"the listener's app {args.listener_url} cannot be loaded: {e}") from e
-    if status != 200 or b"app.js" not in body:
-        raise EnvironmentProblem(f"{args.listener_url} does not look like the app (status {status})")
-    api = Api(args.listener_url)
-    state = api.state()
-    if state.get("role") != "listener":
-        raise EnvironmentProblem(f"{args.listener_url} is a {state.get('role')!r}, expected the listener")
-    if len(state["monitors"]) != 1:
-        raise EnvironmentProblem(f"the listener must be paired with one monitor ({len(state['monitors'])} now)")
+    web_app.check_browser_tools(args)
+    api = web_app.app_api(args.listener_url, "listener")
+    monitors = api.state()["monitors"]
+    if len(monitors) != 1:
+        raise EnvironmentProblem(f"the listener must be paired with one monitor ({len(monitors)} now)")
     return api
 
 

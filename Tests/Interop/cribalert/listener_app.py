@@ -561,11 +561,7 @@ def walk_end(lis: Window, lis_api: Api, session: str, result: dict, shot: str = 
 
 
 def check_environment(args) -> tuple[Api, Api]:
-    if selenium is None:
-        raise EnvironmentProblem("the Python package selenium is missing: pip install selenium==4.51.0")
-    for path in (args.chromium, args.chromedriver):
-        if not os.access(path, os.X_OK):
-            raise EnvironmentProblem(f"{path} is missing: apt-get install chromium chromium-driver")
+    web_app.check_browser_tools(args)
     if not PROHIBITED:
         raise EnvironmentProblem("SafetyWording.prohibitedTerms was not found: run this script from the repository")
     apis = []

@@ -49,23 +49,9 @@ BROWSER_SERVICES_OFF = [
 ]
 
 
-def app_api(url: str, role: str) -> Api:
-    """The app at `url`, checked to be the `role`'s."""
-    try:
-        status, body = http(url, timeout=5)
-    except OSError as e:
-        raise EnvironmentProblem(f"the {role}'s app {url} cannot be loaded: {e}") from e
-    if status != 200 or b"app.js" not in body:
-        raise EnvironmentProblem(f"{url} does not look like the app (status {status})")
-    api = Api(url)
-    if api.state().get("role") != role:
-        raise EnvironmentProblem(f"{url} is not the {role}'s app")
-    return api
-
-
 def run(args, browser: Browser, result: dict, on_ready) -> None:
     url = args.monitor_url or args.listener_url
-    api = app_api(url, "monitor" if args.monitor_url else "listener")
+    api = web_app.app_api(url, "monitor" if args.monitor_url else "listener")
     if args.listener_url and not api.state()["monitors"]:
         raise EnvironmentProblem("the listener has no paired monitor: pair first")
     web_app.CHROMIUM_FLAGS.extend(BROWSER_SERVICES_OFF)

@@ -234,6 +234,29 @@ class Api:
 # The page
 
 
+def app_api(url: str, role: str) -> Api:
+    """The app at `url`, checked to be the `role`'s (shared by the walks that start from a running app)."""
+    try:
+        status, body = http(url, timeout=5)
+    except OSError as e:
+        raise EnvironmentProblem(f"the {role}'s app {url} cannot be loaded: {e}") from e
+    if status != 200 or b"app.js" not in body:
+        raise EnvironmentProblem(f"{url} does not look like the app (status {status})")
+    api = Api(url)
+    if api.state().get("role") != role:
+        raise EnvironmentProblem(f"{url} is not the {role}'s app")
+    return api
+
+
+def check_browser_tools(args: argparse.Namespace) -> None:
+    """Selenium, Chromium and chromedriver are there, or says what to install."""
+    if selenium is None:
+        raise EnvironmentProblem("the Python package selenium is missing: pip install selenium==4.51.0")
+    for path in (args.chromium, args.chromedriver):
+        if not os.access(path, os.X_OK):
+            raise EnvironmentProblem(f"{path} is missing: apt-get install chromium chromium-driver")
+
+
 def normalise(text: str) -> str:
     """Lower case, single spaces, straight apostrophes: what the text checks compare."""
     return re.sub(r"\s+", " ", text.replace("\u2019", "'").replace("\u00a0", " ")).strip().lower()
@@ -931,11 +954,7 @@ def check_gate(url: str) -> dict:
 
 
 def check_environment(args: argparse.Namespace) -> Api:
-    if selenium is None:
-        raise EnvironmentProblem("the Python package selenium is missing: pip install selenium==4.51.0")
-    for path in (args.chromium, args.chromedriver):
-        if not os.access(path, os.X_OK):
-            raise EnvironmentProblem(f"{path} is missing: apt-get install chromium chromium-driver")
+    check_browser_tools(args)
     if not PROHIBITED:
         raise EnvironmentProblem("SafetyWording.prohibitedTerms was not found next to this script: run it from the "
                                  "repository")
