@@ -303,14 +303,26 @@ public actor ListenerService {
         using browser: any ServiceBrowser,
         timeout: Duration = .seconds(5)
     ) async throws -> DiscoveredMonitor? {
+        try await Self.firstAnnounced(using: browser, timeout: timeout) { monitor in
+            monitor.monitorId == query || monitor.monitorName == query
+                || (query.count >= 4 && monitor.monitorId.hasPrefix(query.lowercased()))
+        }
+    }
+
+    /// The first monitor announced (found, or changed) that `matches`, browsing for at most `timeout`.
+    /// - Returns: The monitor, or nil when none matched in time.
+    /// - Throws: What the browser throws when it cannot browse at all (no mDNS daemon), at once.
+    private static func firstAnnounced(
+        using browser: any ServiceBrowser,
+        timeout: Duration,
+        where matches: @escaping @Sendable (DiscoveredMonitor) -> Bool
+    ) async throws -> DiscoveredMonitor? {
         let events = browser.browseMonitors()
         let search = Task { () -> DiscoveredMonitor? in
             for try await event in events {
-                guard case .found(let monitor) = event else { continue }
-                if monitor.monitorId == query || monitor.monitorName == query
-                    || (query.count >= 4 && monitor.monitorId.hasPrefix(query.lowercased()))
-                {
-                    return monitor
+                switch event {
+                case .found(let monitor), .updated(let monitor): if matches(monitor) { return monitor }
+                case .lost: continue
                 }
             }
             return nil
@@ -459,30 +471,16 @@ public actor ListenerService {
         _ monitor: TrustedMonitorRecord, notAt current: (host: String, port: Int)?
     ) async -> (host: String, port: Int)? {
         guard let finder, !Task.isCancelled else { return nil }
-        let fingerprint = monitor.fingerprint.hex
-        let events = finder.browseMonitors()
-        let search = Task { () -> (host: String, port: Int)? in
-            for try await event in events {
-                let found: DiscoveredMonitor
-                switch event {
-                case .found(let monitor), .updated(let monitor): found = monitor
-                case .lost: continue
-                }
-                guard found.monitorId == monitor.monitorId, found.certFingerprint.lowercased() == fingerprint,
-                    let host = found.hosts.first(where: { !$0.contains(":") }) ?? found.hosts.first
-                else { continue }
-                // Announced where it is already looked for: it has not moved.
-                if let current, found.hosts.contains(current.host), found.port == current.port { return nil }
-                return (host, found.port)
-            }
-            return nil
+        let (id, fingerprint) = (monitor.monitorId, monitor.fingerprint.hex)
+        let announced = try? await Self.firstAnnounced(using: finder, timeout: Self.rediscoveryTime) {
+            $0.monitorId == id && $0.certFingerprint.lowercased() == fingerprint && !$0.hosts.isEmpty
         }
-        let timer = Task {
-            try? await Task.sleep(for: Self.rediscoveryTime)
-            search.cancel()
-        }
-        defer { timer.cancel() }
-        guard let moved = try? await search.value else { return nil }
+        guard let found = announced ?? nil,
+            let host = found.hosts.first(where: { !$0.contains(":") }) ?? found.hosts.first
+        else { return nil }
+        // Announced where it is already looked for: it has not moved.
+        if let current, found.hosts.contains(current.host), found.port == current.port { return nil }
+        let moved = (host: host, port: found.port)
         try? database.updateMonitorAddress(id: monitor.monitorId, host: moved.host, port: moved.port)
         return moved
     }
