@@ -1,5 +1,5 @@
 /// What one frame shows inside the sleep area: its light, whether it can be judged, and how much of it changed
-/// since the previous frame once a change of light is taken out.
+/// since the frames just before (``Configuration/lag``) once a change of light is taken out.
 ///
 /// The area is cut into blocks (4×4 pixels by default) whose mean levels are compared frame to frame. A change of
 /// light — a lamp switched on or dimmed, a camera's auto-exposure step, even one that saturates the brightest
@@ -10,26 +10,50 @@
 /// expectation. A baby moving changes which blocks are bright, not how many are, so it is seen. When the light
 /// jumps and much of the picture changes at once (a light switched on in a dark room, where the picture itself
 /// appears), the frame is a lighting change and reports no movement.
+///
+/// Night pictures — an infrared camera's grey, low-contrast, grainy frames, or a dim room — are judged too: the
+/// thresholds follow the picture. A block's change and an edge count against the picture's own contrast (the
+/// spread of its block levels, against ``Configuration/referenceSpread`` of a lit nursery) and never below what
+/// its sensor noise makes (estimated each frame from how much a typical block moved since the last one). Only a
+/// picture with no structure above its noise is too dark.
+///
+/// Each judgement has an entry bound and a farther exit bound (``Configuration/hysteresis``), so a picture at the
+/// edge of one does not flip with every frame.
 public struct FrameAnalyzer: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// Pixels per block side.
         public var blockSize = 4
+        /// How many frames back a frame is compared with: a slow movement adds up over them, sensor noise does not
+        /// (at 5 frames a second, 2 is 0.4 s).
+        public var lag = 2
         /// Least distance (0…255, scaled by the change of contrast) of a block from its expected level that counts.
         public var rawThreshold = 8.0
         /// A frame whose mean level moves more than this (0…255) is a change of light…
         public var lightingStep = 12.0
         /// …and is reported as a lighting change (no movement) when at least this fraction of blocks changed.
         public var lightingChangedFraction = 0.4
-        /// Mean level (0…255) under which the area is too dark to judge.
+        /// Mean level (0…255) under which the area is too dark to judge when it also shows too little
+        /// (``minimumSpread``); a dim picture with structure, e.g. an infrared one, is judged.
         public var darkLevel = 28.0
+        /// Mean level under which the area is too dark whatever it shows.
+        public var blackLevel = 8.0
         /// Mean level over which the area is too bright to judge.
         public var brightLevel = 235.0
-        /// Spread (standard deviation of block levels) under which nothing can be seen in the area: with a dark
-        /// picture, too dark; else the area holds nothing to look at (an empty, plain sheet).
+        /// Spread (standard deviation of block levels, the sensor's noise taken out) under which nothing can be
+        /// seen in the area: with a dark picture, too dark; else the area holds nothing to look at (an empty, plain
+        /// sheet).
         public var minimumSpread = 3.0
         /// Fraction of blocks with an edge (a step of ``edgeLevel`` to a neighbour) under which the area is empty.
         public var emptyEdgeFraction = 0.01
         public var edgeLevel = 14.0
+        /// The spread of a lit nursery's picture: at lower contrast the block and edge thresholds shrink with it.
+        public var referenceSpread = 20.0
+        /// A block's change, or an edge, counts only beyond this many standard deviations of the sensor's noise…
+        public var noiseFactor = 3.0
+        /// …and never below this many grey levels.
+        public var minimumThreshold = 2.5
+        /// How much farther than its entry bound a judgement's exit bound lies (a fraction of the bound).
+        public var hysteresis = 0.25
 
         public init() {}
     }
@@ -49,22 +73,25 @@ public struct FrameAnalyzer: Sendable {
         public var meanLevel: Double
         /// Standard deviation of the block levels.
         public var spread: Double
-        /// Fraction of the area's blocks that changed since the previous frame, light taken out (0 for the first
+        /// Fraction of the area's blocks that changed since the frame ``Configuration/lag`` before, light taken out (0 for the first
         /// frame and for a lighting change).
         public var changedFraction: Double
         /// Where it changed: the centres (fractions of the frame) of the changed blocks, one per cell of an
         /// 8×6 grid over the sleep area that holds any (so a test of *where* costs no more than 48 points).
         public var changedPlaces: [Place]
-        /// The light changed by more than ``Configuration/lightingStep`` since the previous frame.
+        /// The light changed by more than ``Configuration/lightingStep`` since that frame.
         public var lightChanged: Bool
         /// Fraction of blocks with an edge to a neighbour.
         public var edgeFraction: Double
         public var judgement: Judgement
+        /// The sensor noise: standard deviation of a still block's level (0 before a second frame).
+        public var noise: Double
 
         public init(
             meanLevel: Double, spread: Double, changedFraction: Double, changedPlaces: [Place] = [],
-            lightChanged: Bool, edgeFraction: Double, judgement: Judgement
+            lightChanged: Bool, edgeFraction: Double, judgement: Judgement, noise: Double = 0
         ) {
+            self.noise = noise
             self.meanLevel = meanLevel
             self.spread = spread
             self.changedFraction = changedFraction
@@ -91,71 +118,108 @@ public struct FrameAnalyzer: Sendable {
     static let placeRows = 6
 
     public var configuration: Configuration
-    private var previous: (blocks: [Double], sorted: [Double], mean: Double, spread: Double, columns: Int, rows: Int)?
+    private typealias Levels = (
+        blocks: [Double], sorted: [Double], mean: Double, spread: Double, columns: Int, rows: Int
+    )
+    /// The last ``Configuration/lag`` frames' levels, oldest first.
+    private var history: [Levels] = []
+    private var lastJudgement: Judgement?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    /// Forgets the previous frame (after a gap, a new sleep area or a new camera).
+    /// Forgets the frames before (after a gap, a new sleep area or a new camera).
     public mutating func reset() {
-        previous = nil
+        history = []
+        lastJudgement = nil
     }
 
-    /// Measures `frame` inside `area` against the previous frame given.
+    /// Measures `frame` inside `area` against the frame ``Configuration/lag`` before it.
     public mutating func analyze(_ frame: GrayFrame, area: SleepArea) -> Measurement {
         let (blocks, columns, rows) = Self.blockLevels(frame, area: area, blockSize: configuration.blockSize)
         let count = Double(blocks.count)
         let mean = blocks.reduce(0, +) / count
-        let spread = (blocks.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / count).squareRoot()
-        let edges = Self.edgeFraction(blocks, columns: columns, rows: rows, level: configuration.edgeLevel)
-
-        var changed = 0.0
-        var places: [Place] = []
-        var lightChanged = false
+        let rawSpread = (blocks.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / count).squareRoot()
         let sorted = blocks.sorted()
-        if let previous, previous.columns == columns, previous.rows == rows {
-            lightChanged = abs(mean - previous.mean) > configuration.lightingStep
-            let contrast = min(3, max(1, spread / max(previous.spread, configuration.minimumSpread)))
-            let threshold = configuration.rawThreshold * contrast
-            var count = 0
-            var cells = Set<Int>()
-            for index in blocks.indices {
-                let expected = Self.carried(previous.blocks[index], from: previous.sorted, to: sorted)
-                if abs(blocks[index] - expected) > threshold {
-                    count += 1
-                    let column = (index % columns) * Self.placeColumns / columns
-                    let row = (index / columns) * Self.placeRows / rows
-                    cells.insert(row * Self.placeColumns + column)
-                }
-            }
-            changed = Double(count) / Double(blocks.count)
-            if lightChanged, changed >= configuration.lightingChangedFraction {
-                changed = 0
-                cells = []
-            }
-            places = cells.sorted().map { cell in
-                Place(
-                    x: area.x + area.width * (Double(cell % Self.placeColumns) + 0.5) / Double(Self.placeColumns),
-                    y: area.y + area.height * (Double(cell / Self.placeColumns) + 0.5) / Double(Self.placeRows))
-            }
+        // The frames compared with: the one just before, and the one `lag` before (a slow movement adds up over
+        // it, while a flicker at the frame rate shows only against the one before).
+        let earlier = [history.last, history.count > 1 ? history.first : nil].compactMap { $0 }
+            .filter { $0.columns == columns && $0.rows == rows }
+        let distances = earlier.map { before in
+            blocks.indices.map { abs(blocks[$0] - Self.carried(before.blocks[$0], from: before.sorted, to: sorted)) }
         }
-        previous = (blocks, sorted, mean, spread, columns, rows)
+        // Most blocks are still: the typical distance to the frame before is the noise of two frames,
+        // |N(0, σ√2)|, whose median is 0.674 σ√2: a block's own noise σ ≈ 1.05 × the median.
+        let noise = distances.first.map { 1.05 * Self.median($0) } ?? 0
+        // The picture's structure without its noise.
+        let spread = (max(0, rawSpread * rawSpread - noise * noise)).squareRoot()
+        let scale = min(1, spread / configuration.referenceSpread)
+        // Two noisy blocks differ by σ√2.
+        let floor = 1.41 * max(configuration.minimumThreshold, configuration.noiseFactor * noise)
+        let edges = Self.edgeFraction(
+            blocks, columns: columns, rows: rows, level: max(configuration.edgeLevel * scale, floor))
 
-        let judgement: Judgement
-        if mean < configuration.darkLevel {
-            judgement = .tooDark
-        } else if mean > configuration.brightLevel {
-            judgement = .tooBright
-        } else if spread < configuration.minimumSpread || edges < configuration.emptyEdgeFraction {
-            judgement = .empty
-        } else {
-            judgement = .judgeable
+        var lightChanged = false
+        var changed = 0.0
+        var cells = Set<Int>()
+        for (before, distances) in zip(earlier, distances) {
+            lightChanged = lightChanged || abs(mean - before.mean) > configuration.lightingStep
+            let contrast = min(3, max(1, spread / max(before.spread, configuration.minimumSpread)))
+            let threshold = max(configuration.rawThreshold * scale, floor) * contrast
+            let moved = blocks.indices.filter { distances[$0] > threshold }
+            guard Double(moved.count) / count > changed else { continue }
+            changed = Double(moved.count) / count
+            cells = Set(
+                moved.map { index in
+                    (index / columns) * Self.placeRows / rows * Self.placeColumns
+                        + (index % columns) * Self.placeColumns / columns
+                })
         }
+        if lightChanged, changed >= configuration.lightingChangedFraction {
+            changed = 0
+            cells = []
+        }
+        let places = cells.sorted().map { cell in
+            Place(
+                x: area.x + area.width * (Double(cell % Self.placeColumns) + 0.5) / Double(Self.placeColumns),
+                y: area.y + area.height * (Double(cell / Self.placeColumns) + 0.5) / Double(Self.placeRows))
+        }
+        history.append((blocks, sorted, mean, spread, columns, rows))
+        if history.count > max(1, configuration.lag) { history.removeFirst() }
+        let judgement = judge(mean: mean, spread: spread, edges: edges)
+        lastJudgement = judgement
         return Measurement(
             meanLevel: mean, spread: spread, changedFraction: changed, changedPlaces: places,
-            lightChanged: lightChanged,
-            edgeFraction: edges, judgement: judgement)
+            lightChanged: lightChanged, edgeFraction: edges, judgement: judgement, noise: noise)
+    }
+
+    /// The judgement of a picture, each bound pushed out by ``Configuration/hysteresis`` while the last frame was
+    /// judged on its far side (a picture must be clearly lit, clearly not dazzling, clearly holding something to
+    /// leave those judgements).
+    private func judge(mean: Double, spread: Double, edges: Double) -> Judgement {
+        let c = configuration
+        func bound(_ value: Double, leaving held: Judgement, _ direction: Double) -> Double {
+            lastJudgement == held ? value * (1 + direction * c.hysteresis) : value
+        }
+        if mean < bound(c.blackLevel, leaving: .tooDark, 1)
+            || (mean < bound(c.darkLevel, leaving: .tooDark, 1)
+                && spread < bound(c.minimumSpread, leaving: .tooDark, 1))
+        {
+            return .tooDark
+        }
+        if mean > bound(c.brightLevel, leaving: .tooBright, -0.1) { return .tooBright }
+        if spread < bound(c.minimumSpread, leaving: .empty, 1) || edges < bound(c.emptyEdgeFraction, leaving: .empty, 1)
+        {
+            return .empty
+        }
+        return .judgeable
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
     }
 
     /// Where `level`, a level of the previous frame, is expected now: the level at the same quantile of the current

@@ -9,6 +9,12 @@ public import CribCallProtocol
 ///   ("camera disconnected"); **stale** while frames come but cannot be judged (too dark, too bright, nothing in
 ///   the sleep area). Either way movement, position and face are `unknown`/`nil`, no alert is raised, and the
 ///   detectors start afresh when monitoring is active again (stillness is never counted across a gap).
+/// - **hysteresis**: active monitoring turns stale only after frames could not be judged for
+///   ``Settings/staleAfter`` (3 s), and stale turns active only after frames could be judged for
+///   ``Settings/resumeAfter`` (10 s) — a ball rolling in and out of the sleep area, a lamp flickering, are one
+///   change, not one every few seconds. While active frames cannot be judged, nothing is observed and no alert
+///   that time brings is raised; that time does not count towards a lost face or stillness. (``FrameAnalyzer``
+///   adds the other half: its bounds to enter and to leave a judgement differ.)
 /// - **movement**: `moving` while some frame in the last ``Settings/stillAfter`` (3 s) changed by at least
 ///   ``Settings/movingFraction`` of the sleep area; `still` after that; **unusual stillness** (medium alert) after
 ///   ``Settings/stillnessLimit`` (20 min) without movement, once until movement resumes.
@@ -43,6 +49,10 @@ public struct SafetyMonitor: Sendable {
         /// A face missed for this long still counts as seen (a detector misses the odd frame).
         public var faceGrace: Duration = .seconds(1)
         public var cryingRepeat: Duration = .seconds(120)
+        /// How long frames must be unjudgeable before active monitoring turns stale.
+        public var staleAfter: Duration = .seconds(3)
+        /// How long frames must be judgeable before stale monitoring is active again.
+        public var resumeAfter: Duration = .seconds(10)
 
         public init() {}
     }
@@ -94,7 +104,13 @@ public struct SafetyMonitor: Sendable {
     public private(set) var settings: Settings
     private var lastFrameAt: Duration?
     private var cameraLost: String?
+    /// The judgement monitoring shows (it follows the frames' own with ``Settings/staleAfter`` and
+    /// ``Settings/resumeAfter``); nil until a frame comes and again after a pause.
     private var judgement: FrameAnalyzer.Judgement?
+    /// While shown active: since when frames have not been judgeable (nil: the last one was).
+    private var unjudgeableSince: Duration?
+    /// While shown stale: since when frames have been judgeable (nil: the last one was not).
+    private var judgeableSince: Duration?
     private var faceDetector = false
     /// When monitoring last became active (nil while it is not).
     private var activeSince: Duration?
@@ -130,12 +146,15 @@ public struct SafetyMonitor: Sendable {
         switch event {
         case .frame(let measurement, let faces, let at):
             now = at
+            if cameraLost != nil || lastFrameAt.map({ at - $0 > settings.cameraTimeout }) == true {
+                judgement = nil  // after a pause the picture is judged afresh
+            }
             lastFrameAt = at
             cameraLost = nil
-            judgement = measurement.judgement
             faceDetector = faces != nil
+            follow(measurement.judgement, at: now)
             refreshActivity(at: now)
-            if activeSince != nil {
+            if activeSince != nil, unjudgeableSince == nil {
                 observe(measurement, faces: faces, at: now, into: &actions)
             }
         case .cameraLost(let reason, let at):
@@ -145,7 +164,7 @@ public struct SafetyMonitor: Sendable {
         case .tick(let at):
             now = at
             refreshActivity(at: now)
-            if activeSince != nil { judgeTime(at: now, into: &actions) }
+            if activeSince != nil, unjudgeableSince == nil { judgeTime(at: now, into: &actions) }
         case .crying(let confidence, let detector, let at):
             now = at
             refreshActivity(at: now)
@@ -197,6 +216,45 @@ public struct SafetyMonitor: Sendable {
         public static let tooDark = "too dark to judge"
         public static let tooBright = "too bright to judge"
         public static let emptyArea = "nothing seen in the sleep area"
+    }
+
+    /// Moves the judgement shown towards the frame's own, `raw`, with the hysteresis of the settings.
+    private mutating func follow(_ raw: FrameAnalyzer.Judgement, at now: Duration) {
+        guard let shown = judgement else {
+            judgement = raw
+            unjudgeableSince = nil
+            judgeableSince = nil
+            return
+        }
+        if shown == .judgeable {
+            guard raw != .judgeable else {
+                if let since = unjudgeableSince {
+                    // Frames are judgeable again before monitoring turned stale: the time not judged does not count.
+                    let gap = now - since
+                    lastFaceAt = lastFaceAt.map { $0 + gap }
+                    lastMovementAt = lastMovementAt.map { $0 + gap }
+                    activeSince = activeSince.map { $0 + gap }
+                    unjudgeableSince = nil
+                }
+                return
+            }
+            let since = unjudgeableSince ?? now
+            unjudgeableSince = since
+            if now - since >= settings.staleAfter {
+                judgement = raw
+                unjudgeableSince = nil
+            }
+        } else if raw == .judgeable {
+            let since = judgeableSince ?? now
+            judgeableSince = since
+            if now - since >= settings.resumeAfter {
+                judgement = raw
+                judgeableSince = nil
+            }
+        } else {
+            judgement = raw  // still stale, maybe for another reason
+            judgeableSince = nil
+        }
     }
 
     /// Starts or stops the detectors as monitoring becomes active or not.

@@ -105,4 +105,52 @@ struct FrameAnalyzerTests {
         patternedEmpty.baby = nil
         #expect(judge(patternedEmpty) == .judgeable, "a patterned sheet cannot be told from a baby (a known limit)")
     }
+
+    /// An infrared night picture: grey, low in contrast and grainy.
+    static func infrared(gain: Double = 0.3, offset: Double = 20, noise: Int = 10) -> NurseryScene {
+        var scene = NurseryScene()
+        scene.gain = gain
+        scene.offset = offset
+        scene.noise = noise
+        return scene
+    }
+
+    @Test(
+        "an infrared picture (grey, low contrast, grainy) is judged: still, moving, empty; a dim one is not too dark")
+    func infraredPicture() {
+        var analyzer = FrameAnalyzer()
+        let still = (0...25).map { analyzer.analyze(Self.infrared().frame($0), area: Self.cot) }
+        #expect(still.allSatisfy { $0.judgement == .judgeable }, "\(still.map(\.judgement))")
+        #expect(still.dropFirst().map(\.changedFraction).max()! < 0.01, "\(still.map(\.changedFraction))")
+        let moving = Self.changes(10) { number in
+            var scene = Self.infrared()
+            scene.baby?.x = 70 + 2 * Double(number)
+            return scene
+        }
+        #expect(moving.min()! >= 0.01, "\(moving)")
+        var empty = Self.infrared()
+        empty.baby = nil
+        empty.plain = true
+        var emptyAnalyzer = FrameAnalyzer()
+        let emptyJudged = (0...3).map { emptyAnalyzer.analyze(empty.frame($0), area: Self.cot).judgement }
+        #expect(emptyJudged.dropFirst().allSatisfy { $0 == .empty }, "\(emptyJudged)")
+        // A dim infrared picture (mean level ≈ 31) still shows the baby.
+        var dimAnalyzer = FrameAnalyzer()
+        let dim = (0...3).map { dimAnalyzer.analyze(Self.infrared(gain: 0.2, offset: 6).frame($0), area: Self.cot) }
+        #expect(dim.dropFirst().allSatisfy { $0.judgement == .judgeable }, "\(dim.map(\.judgement))")
+    }
+
+    @Test("a picture at the edge of too dark does not flip with every frame: leaving a judgement takes a clear step")
+    func boundsHysteresis() {
+        var analyzer = FrameAnalyzer()
+        let judged = (0..<20).map { number -> FrameAnalyzer.Judgement in
+            var scene = NurseryScene()
+            scene.plain = true
+            scene.baby = nil
+            scene.offset = number % 2 == 0 ? 25 : 30  // a flicker across the dark level (28) of a featureless area
+            scene.gain = 0.02
+            return analyzer.analyze(scene.frame(number), area: Self.cot).judgement
+        }
+        #expect(Set(judged) == [.tooDark], "\(judged)")
+    }
 }

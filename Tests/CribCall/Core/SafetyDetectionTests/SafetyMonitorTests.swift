@@ -115,6 +115,42 @@ struct SafetyMonitorTests {
     }
 
     @Test(
+        "judgeable 3 s, not 3 s, for 4 min (a ball rolling in and out of the area): one change of state, no alert")
+    func hysteresis() {
+        var run = Run()
+        run.feed(seconds: 1, faces: { _ in [Self.face] })
+        for _ in 0..<40 {
+            run.feed(seconds: 3, changed: { _ in 0.02 }, faces: { _ in [Self.face] })
+            run.feed(seconds: 3, judgement: .empty, faces: { _ in [] })
+        }
+        let states = run.statuses.map(\.status.monitoring)
+        let changes = zip(states, states.dropFirst()).filter { $0 != $1 }.map(\.1)
+        #expect(changes.count <= 1, "\(changes)")
+        #expect(run.alerts.isEmpty, "a face unseen while the picture cannot be judged is not a face lost")
+    }
+
+    @Test("stale turns active only after 10 s of judgeable pictures, active turns stale after 3 s of unjudgeable ones")
+    func dwell() {
+        var run = Run()
+        run.feed(seconds: 5)
+        run.feed(seconds: 2.8, judgement: .tooDark)
+        #expect(run.lastStatus?.monitoring == .active, "not yet")
+        run.feed(seconds: 0.4, judgement: .tooDark)
+        #expect(run.lastStatus == .init(monitoring: .stale, reason: "too dark to judge"))
+        run.feed(seconds: 9.8)
+        #expect(run.lastStatus?.monitoring == .stale, "not yet")
+        run.feed(seconds: 0.4)
+        #expect(run.lastStatus?.monitoring == .active)
+        // A short spell of unjudgeable pictures is not counted as time without the face.
+        run.feed(seconds: 3, faces: { _ in [Self.face] })
+        run.feed(seconds: 2.6, judgement: .tooDark, faces: { _ in [] })
+        run.feed(seconds: 3, faces: { _ in [] })
+        #expect(run.alerts.isEmpty, "the face unseen for 3 judged seconds: \(run.alerts.map(\.kind))")
+        run.feed(seconds: 2.4, faces: { _ in [] })
+        #expect(run.alerts.map(\.kind) == [.faceCovered])
+    }
+
+    @Test(
         "moving while the area changes, still 3 s after; unusual stillness once after 20 minutes, again after movement")
     func stillness() {
         var run = Run()

@@ -55,4 +55,37 @@ struct SafetyCommandTests {
         ]
         #expect(Set(files).isSubset(of: allowed), "\(files)")
     }
+
+    @Test(
+        "the test pattern's ball rolling in and out of the sleep area: monitoring changes at most once in a minute")
+    func noFlapping() async throws {
+        let directory = try Subprocess.temporaryDirectory("cribcall-flap")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = ["--data-dir", directory.path]
+        // The area the browser walk draws: the ball leaves it for about 3 s every 7 s.
+        #expect(try await cribcall(["settings", "set", "sleepArea=0.2,0.1,0.6,0.8"] + data).status == 0)
+        let monitor = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            [
+                "monitor", "--safety", "--video-source", "test", "--audio-source", "test:silence", "--port", "0",
+                "--json", "--no-discovery",
+            ] + data)
+        defer { Task { await monitor.stop() } }
+        try await monitor.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
+        let active = await monitor.line(timeout: .seconds(30)) {
+            $0.contains(#""event":"safety_status""#) && $0.contains(#""monitoring":"active""#)
+        }
+        #expect(active != nil, "the test pattern is judged: \(monitor.output.suffix(5))")
+        try await Task.sleep(for: .seconds(60))
+        _ = await monitor.stop()
+        let states = monitor.output.compactMap { line -> String? in
+            guard line.contains(#""event":"safety_status""#),
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            else { return nil }
+            return object["monitoring"] as? String
+        }
+        var changes: [String] = []
+        for (before, after) in zip(states, states.dropFirst()) where before != after { changes.append(after) }
+        #expect(changes.count <= 1, "monitoring went \(changes)")
+    }
 }
