@@ -53,6 +53,8 @@ public struct SafetyMonitor: Sendable {
         public var staleAfter: Duration = .seconds(3)
         /// How long frames must be judgeable before stale monitoring is active again.
         public var resumeAfter: Duration = .seconds(10)
+        /// How long monitoring may be paused or stale before the parent is told out loud (``Action/cannotJudge``).
+        public var cannotJudgeNotice: Duration = .seconds(3 * 60)
 
         public init() {}
     }
@@ -99,6 +101,11 @@ public struct SafetyMonitor: Sendable {
         case alert(SafetyAlertKind, confidence: Double, detector: String)
         /// A trigger that raised nothing, and why (paused, stale, muted, alerts off).
         case notRaised(SafetyAlertKind, reason: String)
+        /// Monitoring has been paused or stale for ``Settings/cannotJudgeNotice``, the last reason `reason`: no alert
+        /// can be raised, and the parent must be told (once per spell, only while alerts are on and not held).
+        case cannotJudge(reason: String, for: Duration)
+        /// Monitoring is active again after a ``cannotJudge``.
+        case judgingAgain
     }
 
     public private(set) var settings: Settings
@@ -132,6 +139,9 @@ public struct SafetyMonitor: Sendable {
     private var lastCryingAlertAt: Duration?
     private var sent: Status?
     private var sentAt: Duration?
+    /// Since when monitoring has not been active (nil while it is), and whether the parent was told.
+    private var notJudgingSince: Duration?
+    private var toldNotJudging = false
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -192,7 +202,25 @@ public struct SafetyMonitor: Sendable {
             refreshActivity(at: now)
         }
         actions += emitStatus(at: now)
+        actions += checkJudging(at: now)
         return actions
+    }
+
+    /// Tells once when monitoring has not judged for ``Settings/cannotJudgeNotice``, and when it judges again.
+    private mutating func checkJudging(at now: Duration) -> [Action] {
+        let (state, reason) = monitoring(at: now)
+        guard state != .active else {
+            notJudgingSince = nil
+            defer { toldNotJudging = false }
+            return toldNotJudging ? [.judgingAgain] : []
+        }
+        let since = notJudgingSince ?? now
+        notJudgingSince = since
+        guard !toldNotJudging, now - since >= settings.cannotJudgeNotice, settings.alertsEnabled,
+            settings.alertsHeld == nil
+        else { return [] }
+        toldNotJudging = true
+        return [.cannotJudge(reason: reason ?? state.rawValue, for: now - since)]
     }
 
     // MARK: - Activity

@@ -75,6 +75,10 @@ extension MonitorEvent {
                 "faceVisible": status.faceVisible.map { .bool($0) } ?? .null,
                 "updatedAt": number(status.updatedAt),
             ]
+        case .cannotJudge(let reason, let minutes):
+            return ["event": "cannot_judge", "reason": .string(reason), "minutes": number(minutes)]
+        case .judgingAgain:
+            return ["event": "judging_again"]
         case .safetyAlert(let alert):
             return [
                 "event": "safety_alert", "seq": number(alert.seq), "alertId": .string(alert.alertId),

@@ -55,6 +55,11 @@ extension MonitorEvent {
             return SafetyWording.status(
                 status.monitoring, reason: status.reason, movement: status.movement, position: status.position,
                 faceVisible: status.faceVisible)
+        case .cannotJudge(let reason, let minutes):
+            return "Safety monitoring has not been able to judge for \(minutes) minutes (\(reason)): no safety alert "
+                + "can be raised until it can. Check the camera, its light and the sleep area."
+        case .judgingAgain:
+            return "Safety monitoring judges again."
         case .safetyAlert(let alert):
             let words = SafetyWording.alert(alert.kind)
             return "\(SafetyWording.tag(alert.kind, severity: alert.severity)): \(words.title). \(words.detail) "

@@ -38,6 +38,11 @@ public enum MonitorEvent: Sendable, Hashable {
     case streamEnded(sessionId: String, reason: String)
     /// The safety judgement changed (PROTOCOL.md §11), sent to the connected listeners.
     case safetyStatus(SafetyStatus)
+    /// Safety monitoring has been unable to judge (paused or stale, `reason`) for `minutes`: no safety alert can be
+    /// raised until it can. Said once per spell, while safety alerts are on.
+    case cannotJudge(reason: String, minutes: Int)
+    /// Safety monitoring judges again after a ``cannotJudge(reason:minutes:)``.
+    case judgingAgain
     /// A safety alert was logged and sent to the connected listeners (its evidence, if any, in memory only).
     case safetyAlert(SafetyAlert)
     /// A listener acted on an alert; every listener was told.

@@ -153,6 +153,10 @@ extension MonitorService {
                 if let alert = raiseAlert(kind, confidence: confidence, detector: detector) { raised.append(alert) }
             case .notRaised(_, let reason):
                 refusal = reason
+            case .cannotJudge(let reason, let duration):
+                emit.yield(.cannotJudge(reason: reason, minutes: Int((duration / .seconds(60)).rounded(.down))))
+            case .judgingAgain:
+                emit.yield(.judgingAgain)
             }
         }
         return (raised, refusal)

@@ -34,7 +34,7 @@ public actor ListenerWebApp {
     private var statuses: [String: SafetyStatus] = [:]
     private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
     /// Noises, lost links and refusals, raised here like alerts.
-    private var notices = ListenerNotices()
+    private var notices = LocalNotices()
     private var streams: [String: (monitorId: String, mediaType: MediaType, state: String)] = [:]
     /// When a stream the monitor is about to stop ends (ms since 1970; STREAM_ENDING_SOON), until it is kept live.
     private var endingAt: [String: Int64] = [:]

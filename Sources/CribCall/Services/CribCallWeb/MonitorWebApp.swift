@@ -30,6 +30,8 @@ public actor MonitorWebApp {
     private var monitor: (id: String, name: String, fingerprint: String, port: Int)?
     private var status: SafetyStatus?
     private var alerts: [Alert] = []
+    /// This monitor's own notices (monitoring unable to judge for minutes).
+    private var notices = LocalNotices()
     private var qr: (svg: String, text: String, expiresAt: Int64)?
     private var pin: (pin: String, expiresAt: Int64, attempts: Int)?
     private var connected: [String: Int] = [:]
@@ -110,6 +112,10 @@ public actor MonitorWebApp {
             if let index = alerts.firstIndex(where: { $0.alert.alertId == update.alertId }) {
                 alerts[index].update = update
             }
+        case .cannotJudge(let reason, let minutes):
+            notices.cannotJudge(monitorId: monitor?.id ?? "", reason: reason, minutes: minutes, now: wallClock())
+        case .judgingAgain:
+            notices.judgingAgain(monitorId: monitor?.id ?? "")
         case .noise, .eventNotLogged, .pairingFailed, .listenerConnected, .unpairedConnections, .listenerDisconnected,
             .streamStarted,
             .streamEnded:
@@ -141,7 +147,9 @@ public actor MonitorWebApp {
             "settings": Self.json(settings),
             "camera": ["watched": .bool(camera != nil)],
             "safety": status.map(WebAPI.json) ?? .null,
-            "alerts": .array(alerts.map { Self.json($0) }),
+            "alerts": .array(
+                (alerts.map { ($0.alert.detectedAt, Self.json($0)) } + notices.json(names: [monitor?.id ?? "": name]))
+                    .sorted { $0.0 > $1.0 }.map(\.1)),
             "activity": .array(activity().map(WebAPI.json)),
             "pairing": [
                 "qr": qr.flatMap { qr in
@@ -293,6 +301,12 @@ public actor MonitorWebApp {
 
     /// An action on one of this run's alerts, by someone at the monitor.
     func act(alertId: String, action: AlertActionKind) async -> JSONValue? {
+        if notices.contains(alertId) {
+            // A notice of this monitor's own: any action closes it here.
+            _ = notices.dismiss(alertId)
+            schedulePush()
+            return notices.json(names: [:]).first { $0.value["alertId"]?.stringValue == alertId }?.value
+        }
         guard alerts.contains(where: { $0.alert.alertId == alertId }),
             let update = await service.act(AlertAction(alertId: alertId, action: action), by: Self.actorName)
         else { return nil }

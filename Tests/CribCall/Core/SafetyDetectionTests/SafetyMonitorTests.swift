@@ -150,6 +150,42 @@ struct SafetyMonitorTests {
         #expect(run.alerts.map(\.kind) == [.faceCovered])
     }
 
+    @Test("unable to judge for 3 minutes: said once (not while alerts are off or held); judging again: said too")
+    func cannotJudgeNotice() {
+        func told(_ run: Run) -> [String] {
+            run.actions.compactMap { entry in
+                switch entry.action {
+                case .cannotJudge(let reason, let duration): "cannot \(reason) \(duration)"
+                case .judgingAgain: "again"
+                default: nil
+                }
+            }
+        }
+        var run = Run()
+        run.feed(seconds: 5)
+        run.feed(seconds: 3 + 2 * 60 + 55, judgement: .tooDark)
+        #expect(told(run).isEmpty, "not yet: stale for 2 min 55 s")
+        run.feed(seconds: 10, judgement: .tooDark)
+        #expect(told(run) == ["cannot too dark to judge 180.0 seconds"])
+        run.feed(seconds: 10 * 60, judgement: .tooDark)
+        #expect(told(run).count == 1, "once per spell")
+        run.feed(seconds: 11)
+        #expect(told(run).last == "again")
+        // A camera gone for 3 minutes is said too.
+        run.wait(seconds: 3 * 60 + 5)
+        #expect(told(run).last == "cannot camera disconnected 180.0 seconds")
+
+        var settings = SafetyMonitor.Settings()
+        settings.alertsEnabled = false
+        var off = Run(settings: settings)
+        off.feed(seconds: 5 * 60, judgement: .tooDark)
+        settings.alertsEnabled = true
+        settings.alertsHeld = "setup is not finished"
+        var held = Run(settings: settings)
+        held.feed(seconds: 5 * 60, judgement: .tooDark)
+        #expect(told(off).isEmpty && told(held).isEmpty)
+    }
+
     @Test(
         "moving while the area changes, still 3 s after; unusual stillness once after 20 minutes, again after movement")
     func stillness() {

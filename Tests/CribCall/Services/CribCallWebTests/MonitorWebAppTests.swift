@@ -122,6 +122,31 @@ struct MonitorWebAppTests {
         await rig.stop()
     }
 
+    @Test("monitoring unable to judge for minutes is a notice in the app, closed by an OK or when it judges again")
+    func cannotJudgeNotice() async throws {
+        let rig = try await WebRig()
+        try await rig.activate()
+        await rig.app.observe(.cannotJudge(reason: "too dark to judge", minutes: 3))
+        let notice = try #require(try await rig.state()["alerts"]?.arrayValue?.first)
+        #expect(notice["kind"]?.stringValue == "cannot_judge" && notice["state"]?.stringValue == "open")
+        #expect(notice["local"]?.boolValue == true && notice["severity"]?.stringValue == "medium")
+        #expect(notice["title"]?.stringValue == "Monitoring cannot see your baby")
+        #expect(notice["body"]?.stringValue?.hasPrefix("For 3 minutes now: too dark to judge.") == true)
+        await rig.app.observe(.cannotJudge(reason: "too dark to judge", minutes: 3))
+        #expect(try await rig.state()["alerts"]?.arrayValue?.count == 1, "one notice per spell")
+        await rig.app.observe(.judgingAgain)
+        let closed = try #require(try await rig.state()["alerts"]?.arrayValue?.first)
+        #expect(closed["state"]?.stringValue == "okay" && closed["note"]?.stringValue == "Monitoring can see again.")
+
+        await rig.app.observe(.cannotJudge(reason: "camera disconnected", minutes: 3))
+        let second = try #require(try await rig.state()["alerts"]?.arrayValue?.first)
+        let id = try #require(second["alertId"]?.stringValue)
+        let okay = try await rig.post("api/alerts/\(id)/action", #"{"action": "okay"}"#)
+        #expect(okay.status == 200, "\(okay.text)")
+        #expect(try rig.json(okay)["state"]?.stringValue == "okay")
+        await rig.stop()
+    }
+
     @Test("the page hears the state at once and every change: an alert, then a camera unplugged within 2 s")
     func pushedState() async throws {
         let rig = try await WebRig()

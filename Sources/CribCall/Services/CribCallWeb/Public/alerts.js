@@ -294,12 +294,13 @@ const Alerts = (() => {
         }
     }
 
-    /** A notice of this listener's own is closed on every page of it (and its notification here). */
+    /** A notice of the app's own is closed on every page of it (and its notification here). */
     function closeNotice(alert) {
         if (notified.has(alert.alertId)) notified.get(alert.alertId).close();
         if (!alert.local) return;
-        api(`api/alerts/${encodeURIComponent(alert.monitorId)}/${encodeURIComponent(alert.alertId)}/action`,
-            { method: "POST", body: { action: "okay" } }).catch(() => {});
+        const path = isListener() ? `${encodeURIComponent(alert.monitorId)}/${encodeURIComponent(alert.alertId)}`
+            : encodeURIComponent(alert.alertId);
+        api(`api/alerts/${path}/action`, { method: "POST", body: { action: "okay" } }).catch(() => {});
     }
 
     function init() {

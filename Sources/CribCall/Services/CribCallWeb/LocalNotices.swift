@@ -2,21 +2,22 @@ import CanonicalJSON
 import CribCallProtocol
 import Foundation
 
-/// What the listener's app raises by itself, beside the monitors' safety alerts: a noise the monitor heard
-/// (NOISE_EVENT), a lost link, a monitor that no longer accepts this listener. They are shown, sounded and
-/// notified like alerts (the page treats every entry of `state.alerts` alike) but live only on this listener:
-/// "Dismiss" closes them here, and a link that comes back closes its "lost" notice by itself.
+/// What an app raises by itself, beside the monitors' safety alerts. On a listener: a noise the monitor heard
+/// (NOISE_EVENT), a lost link, a monitor that no longer accepts this listener. On the monitor: safety monitoring
+/// that has been unable to judge for minutes. They are shown, sounded and notified like alerts (the page treats
+/// every entry of `state.alerts` alike) but live only in this app: "Dismiss" closes them here, and a link that
+/// comes back (monitoring that judges again) closes its notice by itself, saying so.
 ///
 /// One open notice per monitor and kind: a newer noise replaces the one still open (the page rings again, for a
 /// new id), so a night of crying is one dialog that keeps sounding, not a pile.
-struct ListenerNotices {
+struct LocalNotices {
     /// How many notices are kept (open and closed).
     static let limit = 20
 
     struct Notice {
         var id: String
         var monitorId: String
-        /// `noise`, `link_lost` or `unauthorized`.
+        /// `noise`, `link_lost`, `unauthorized` or `cannot_judge`.
         var kind: String
         var severity: String
         var tag: String
@@ -79,6 +80,24 @@ struct ListenerNotices {
     mutating func linkBack(monitorId: String, name: String) {
         resolve(monitorId: monitorId, kind: "link_lost", note: "The link to \(name) is back.")
         resolve(monitorId: monitorId, kind: "unauthorized", note: "")
+    }
+
+    /// Safety monitoring has not judged for `minutes` (`reason`): no safety alert can be raised.
+    mutating func cannotJudge(monitorId: String, reason: String, minutes: Int, now: Date = Date()) {
+        guard !isOpen(monitorId: monitorId, kind: "cannot_judge") else { return }
+        open(
+            Notice(
+                id: nextId("unjudged"), monitorId: monitorId, kind: "cannot_judge", severity: "medium",
+                tag: "MONITORING PAUSED", title: "Monitoring cannot see your baby",
+                body:
+                    "For \(minutes) minutes now: \(reason). No safety alert can be raised until it can see again. "
+                    + "Check the camera, its light and the sleep area.",
+                detectedAt: Self.millis(now), state: "open", note: nil, buttons: [("dismiss", "OK")]))
+    }
+
+    /// Safety monitoring judges again: its notice closes, saying so.
+    mutating func judgingAgain(monitorId: String) {
+        resolve(monitorId: monitorId, kind: "cannot_judge", note: "Monitoring can see again.")
     }
 
     /// "Dismiss" on a page. False when there is no such notice.
