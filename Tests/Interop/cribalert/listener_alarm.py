@@ -69,6 +69,7 @@ OBSERVERS = r"""
     if (Real) {
         const Observed = function (title, options) {
             seen.notifications.push({ title: String(title), body: (options || {}).body || "",
+                requireInteraction: !!(options || {}).requireInteraction,
                 visibility: document.visibilityState, focused: document.hasFocus(), at: Date.now() });
             return new Real(title, options);
         };
@@ -180,6 +181,8 @@ def walk_noise_behind(lis: Window, lis_api: Api, args, result: dict, first: str)
         raise CheckFailed("noise behind", f"the notification was made with the page in front: {shown[0]}")
     if now["tones"] <= before["tones"]:
         raise CheckFailed("noise behind", "no tones played while the tab was behind")
+    if not shown[0]["requireInteraction"]:
+        raise CheckFailed("noise behind", f"Override Silent Mode is on: the notification must stay: {shown[0]}")
     result["noise_notification"] = shown[0]
     result["visibility_changes"] = now["visibility"]
     # the dialog is there when the parent comes back; they dismiss it
@@ -207,6 +210,10 @@ def walk_link_lost(lis: Window, lis_api: Api, args, result: dict) -> None:
         raise CheckFailed("link lost", f"no notification {title!r} while behind: {now['notifications']}")
     if now["tones"] <= before["tones"]:
         raise CheckFailed("link lost", "no tones played for the lost link")
+    # Override Silent Mode (on by default): the alarm rings again until answered
+    rung = alarm(lis)["tones"]
+    lis.wait("the lost link's alarm ringing again (Override Silent Mode)", lambda: alarm(lis)["tones"] > rung,
+             timeout=20)
     result["link_lost_dialog"] = shown
     result["link_lost_notification"] = notified[0]
     lis.screenshot("link-lost")

@@ -17,7 +17,8 @@ public struct AppPreferences: Sendable, Hashable, Codable {
     public var alertSound = "calm-chime"
     /// Alert volume, 0…100 %.
     public var volume = 75
-    /// Alerts sound even when the device is set to silent (recommended).
+    /// "Override Silent Mode" (recommended): the app's alarms ring again every 15 s until answered and their
+    /// notifications stay on screen. (A web page cannot switch off a device's own silent mode; the screen says so.)
     public var overrideSilentMode = true
     /// `heartbeat` (recommended), `sos` or `continuous`.
     public var vibration = "heartbeat"

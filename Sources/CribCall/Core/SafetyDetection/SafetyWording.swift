@@ -1,26 +1,32 @@
 public import CribCallProtocol
+import Foundation
 
 /// The words CribAlert shows people, in one place (seed 003 §6 and §10.1): calm and observational — "may",
 /// "detected", "noticed" — and never a medical term. A test scans them, and every other user-facing text, for the
 /// seed's prohibited terms.
 public enum SafetyWording {
-    /// An alert's title and what to do, as the seed words them.
-    public static func alert(_ kind: SafetyAlertKind) -> (title: String, detail: String) {
+    /// An alert's title and what to do, as the seed words them; with the baby's name where the parent gave one
+    /// ("Liam's face may be covered").
+    public static func alert(_ kind: SafetyAlertKind, babyName: String? = nil) -> (title: String, detail: String) {
+        let name = babyName?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
         switch kind {
         case .faceCovered:
-            ("Baby's face may be covered", "Please check the sleep area to make sure your baby's face is clear.")
+            return (
+                "\(name ?? "Baby")'s face may be covered",
+                "Please check the sleep area to make sure \(name.map { "\($0)'s" } ?? "your baby's") face is clear."
+            )
         case .onStomach:
-            ("Baby may have rolled onto their stomach", "Please check your baby.")
+            return ("\(name ?? "Baby") may have rolled onto their stomach", "Please check \(name ?? "your baby").")
         case .stillness:
-            (
+            return (
                 "Unusual stillness detected",
                 "We haven't seen normal movement for a while. This can happen during deep sleep. "
                     + "Please take a moment to check your baby."
             )
         case .crying:
-            ("Crying detected", "Your baby sounds upset and may need you.")
+            return ("Crying detected", "Your baby sounds upset and may need you.")
         default:
-            ("Something was noticed (\(kind.rawValue))", "Please take a moment to check your baby.")
+            return ("Something was noticed (\(kind.rawValue))", "Please take a moment to check your baby.")
         }
     }
 
@@ -101,4 +107,8 @@ public enum SafetyWording {
     public static let prohibitedTerms = [
         "breathing", "oxygen", "heart rate", "sids", "suffocation", "emergency", "life-saving",
     ]
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

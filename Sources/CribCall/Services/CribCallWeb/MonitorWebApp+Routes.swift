@@ -219,7 +219,8 @@ extension MonitorWebApp {
         ]
     }
 
-    static func json(_ entry: Alert) -> JSONValue {
-        WebAPI.json(entry.alert, update: entry.update)
+    /// An alert as the page shows it, with the baby's name the parent gave (in the app's preferences).
+    func json(_ entry: Alert) -> JSONValue {
+        WebAPI.json(entry.alert, update: entry.update, babyName: (try? database.appPreferences())?.babyName)
     }
 }

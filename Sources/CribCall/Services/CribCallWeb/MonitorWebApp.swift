@@ -148,7 +148,7 @@ public actor MonitorWebApp {
             "camera": ["watched": .bool(camera != nil)],
             "safety": status.map(WebAPI.json) ?? .null,
             "alerts": .array(
-                (alerts.map { ($0.alert.detectedAt, Self.json($0)) } + notices.json(names: [monitor?.id ?? "": name]))
+                (alerts.map { ($0.alert.detectedAt, json($0)) } + notices.json(names: [monitor?.id ?? "": name]))
                     .sorted { $0.0 > $1.0 }.map(\.1)),
             "activity": .array(activity().map(WebAPI.json)),
             "pairing": [
@@ -312,7 +312,7 @@ public actor MonitorWebApp {
         else { return nil }
         // The monitor's event reaches `observe` too; apply it now so the answer shows it.
         observe(.alertUpdated(update))
-        return alerts.first { $0.alert.alertId == alertId }.map { Self.json($0) }
+        return alerts.first { $0.alert.alertId == alertId }.map { json($0) }
     }
 
     /// The seed's debug trigger (6.3) through the real path.
@@ -320,7 +320,7 @@ public actor MonitorWebApp {
         switch await service.triggerAlert(kind) {
         case .success(let alert):
             observe(.safetyAlert(alert))
-            return .success(Self.json(Alert(alert: alert)))
+            return .success(json(Alert(alert: alert)))
         case .failure(let refusal):
             return .failure(refusal)
         }

@@ -153,8 +153,8 @@ enum WebAPI {
     }
 
     /// An alert with its words, buttons and how it stands (`open` until someone acts).
-    static func json(_ alert: SafetyAlert, update: AlertUpdated?) -> JSONValue {
-        let words = SafetyWording.alert(alert.kind)
+    static func json(_ alert: SafetyAlert, update: AlertUpdated?, babyName: String? = nil) -> JSONValue {
+        let words = SafetyWording.alert(alert.kind, babyName: babyName)
         var buttons: [JSONValue] = SafetyWording.buttons(alert.kind).map {
             ["action": .string($0.button.rawValue), "label": .string($0.label)]
         }

@@ -294,15 +294,24 @@ struct MonitorWebAppTests {
         await blind.stop()
     }
 
-    @Test("the profile changes the words, never detection")
+    @Test("the profile changes the words (the alerts' titles name the baby), never detection")
     func profileLeavesDetectionAlone() async throws {
         let rig = try await WebRig()
         let before = try rig.database.monitorSettings()
         let saved = try await rig.post(
-            "api/app", #"{"babyName": "Ada", "sleepLocation": "Bedroom", "volume": 30, "alertSound": "soft-melody"}"#)
+            "api/app",
+            #"{"babyName": "Ada", "sleepLocation": "Bedroom", "volume": 30, "alertSound": "soft-melody", "disclaimerAccepted": true, "setupComplete": true}"#
+        )
         #expect(saved.status == 200)
         #expect(try rig.database.monitorSettings() == before)
         #expect(await rig.service.currentSettings == before)
+        try await rig.activate()
+        let raised = try rig.json(try await rig.post("api/trigger", #"{"kind": "face_covered"}"#))
+        #expect(raised["title"]?.stringValue == "Ada's face may be covered")
+        #expect(raised["body"]?.stringValue == "Please check the sleep area to make sure Ada's face is clear.")
+        let rolled = try rig.json(try await rig.post("api/trigger", #"{"kind": "on_stomach"}"#))
+        #expect(rolled["title"]?.stringValue == "Ada may have rolled onto their stomach")
+        #expect(try await rig.state()["alerts"]?[1]?["title"]?.stringValue == "Ada's face may be covered")
         await rig.stop()
     }
 

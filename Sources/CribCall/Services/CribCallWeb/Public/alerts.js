@@ -79,10 +79,39 @@ const Alerts = (() => {
      * while the page is not in front of the person, a system notification (when allowed).
      */
     function ring(alert) {
+        sound();
+        if (document.visibilityState !== "visible" || !document.hasFocus()) notify(alert);
+        if (insistent()) keepRinging(alert.alertId);
+    }
+
+    function sound() {
         const app = (Live.state && Live.state.app) || {};
         Sounds.play(app.alertSound || "calm-chime", app.volume === undefined ? 75 : app.volume);
         Sounds.vibrate(app.vibration || "heartbeat");
-        if (document.visibilityState !== "visible" || !document.hasFocus()) notify(alert);
+    }
+
+    /** "Override Silent Mode" (on by default): alarms ring until answered, their notifications stay. */
+    const insistent = () => ((Live.state && Live.state.app) || {}).overrideSilentMode !== false;
+
+    const RING_AGAIN_MS = 15000;
+    const RING_AT_MOST_MS = 5 * 60 * 1000;
+    let ringing = null; // { id, timer }: the alarm that rings again until answered (the newest one)
+
+    /** Rings `alertId` again every 15 s while it is open and not dismissed here (for 5 minutes at most). */
+    function keepRinging(alertId) {
+        if (ringing) clearInterval(ringing.timer);
+        const started = Date.now();
+        const timer = setInterval(() => {
+            const alert = known.get(alertId);
+            const answered = !alert || alert.state !== "open" || dismissed.has(alertId) || listening(alert);
+            if (answered || !insistent() || Date.now() - started > RING_AT_MOST_MS) {
+                clearInterval(timer);
+                if (ringing && ringing.timer === timer) ringing = null;
+                return;
+            }
+            sound();
+        }, RING_AGAIN_MS);
+        ringing = { id: alertId, timer };
     }
 
     const notified = new Map(); // alertId → the system notification shown for it
@@ -93,7 +122,7 @@ const Alerts = (() => {
         try {
             const from = alert.monitorName && !alert.local ? ` (${alert.monitorName})` : "";
             const shown = new Notification(`${alert.title || "Something was noticed"}${from}`, {
-                body: alert.body || "", tag: alert.alertId, requireInteraction: alert.severity === "high",
+                body: alert.body || "", tag: alert.alertId, requireInteraction: alert.severity === "high" || insistent(),
                 icon: "icon.svg",
             });
             shown.onclick = () => {
