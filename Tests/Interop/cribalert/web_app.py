@@ -312,7 +312,7 @@ class Page:
 
     def visible_controls(self) -> list[tuple[str, str, object]]:
         out = []
-        for e in self.d.find_elements(By.CSS_SELECTOR, "button, input, a[href], [role=switch], [role=meter]"):
+        for e in self.d.find_elements(By.CSS_SELECTOR, "button, input, textarea, a[href], [role=switch], [role=meter]"):
             try:
                 if e.is_displayed():
                     out.append((e.tag_name, e.accessible_name, e))

@@ -108,7 +108,9 @@ public actor ListenerService {
         try await connection.send(.pinPairingInit(pairing.start()))
         var frames = connection.inbound.makeAsyncIterator()
         while let frame = try await frames.next() {
-            switch try pairing.handle(try ControlMessageCodec.decode(payload: frame)) {
+            let message = try ControlMessageCodec.decode(payload: frame)
+            guard Self.isPairingReply(message) else { continue }  // an already paired listener hears its news too
+            switch try pairing.handle(message) {
             case .enterPIN(_, let attemptsRemaining):
                 guard let typed = await pin(attemptsRemaining) else { throw Failure(description: "pairing cancelled") }
                 try await connection.send(.pinSubmit(try pairing.submit(pin: typed)))
@@ -132,12 +134,24 @@ public actor ListenerService {
         defer { Task { await connection.close(code: 0) } }
         try await connection.send(.pairRequest(client.request()))
         var frames = connection.inbound.makeAsyncIterator()
-        guard let reply = try await frames.next() else {
-            throw Failure(description: "the monitor closed the connection without answering")
+        var reply: ControlMessage?
+        // A listener paired already (pairing again with a new code) is sent the monitor's news as it connects.
+        while reply == nil, let frame = try await frames.next() {
+            let message = try ControlMessageCodec.decode(payload: frame)
+            if Self.isPairingReply(message) { reply = message }
         }
-        let monitor = try client.complete(with: try ControlMessageCodec.decode(payload: reply))
+        guard let reply else { throw Failure(description: "the monitor closed the connection without answering") }
+        let monitor = try client.complete(with: reply)
         return try database.trustMonitor(
             monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
+    }
+
+    /// Whether `message` answers a pairing step (rather than being news for a listener paired already).
+    static func isPairingReply(_ message: ControlMessage) -> Bool {
+        switch message {
+        case .pairAccepted, .pairRejected, .pinRequired, .error: true
+        default: false
+        }
     }
 
     /// Pairs with the QR code's monitor, found on the LAN by the monitor id the code carries.
@@ -148,7 +162,13 @@ public actor ListenerService {
     ) async throws -> TrustedMonitorRecord {
         let client = try QRPairingClient(qrText: qrText, local: local)  // a damaged code fails before browsing
         let payload = client.payload
-        guard let found = try await find(payload.monitorId, using: browser, timeout: timeout),
+        // The code's monitor: its id and the fingerprint the code pins (another device announcing the same id is
+        // not it).
+        let fingerprint = payload.monitorCertFingerprint.lowercased()
+        let announced = try await Self.firstAnnounced(using: browser, timeout: timeout) { monitor in
+            monitor.monitorId == payload.monitorId && monitor.certFingerprint.lowercased() == fingerprint
+        }
+        guard let found = announced,
             let host = found.hosts.first(where: { !$0.contains(":") }) ?? found.hosts.first
         else {
             let name = PeerName.sanitized(payload.monitorName)

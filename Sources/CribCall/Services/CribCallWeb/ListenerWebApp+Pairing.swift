@@ -39,6 +39,80 @@ extension ListenerWebApp {
         return nil
     }
 
+    /// Pairs with the monitor of a pairing QR code's text (pasted, or read by the page's camera): found on the LAN
+    /// by the id and fingerprint the code carries, or at `address` (`host` or `host:port`) when given.
+    /// - Returns: Why it cannot start, or nil.
+    func startQRPairing(qrText: String, address: String?) -> String? {
+        if let pairing, pairing.state != "paired", pairing.state != "failed" {
+            return "pairing with \(pairing.name) is under way: finish or cancel it first"
+        }
+        let text = qrText.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            return "paste the pairing code: on the monitor, press Show pairing code, then Copy code"
+        }
+        guard text.utf8.count <= 4096, let payload = try? QRPairingPayload.parse(text) else {
+            return "this is not a CribCall pairing code: copy it again from the monitor (Show pairing code, Copy code)"
+        }
+        var target: (host: String, port: Int?)?
+        if let address = address?.trimmingCharacters(in: .whitespaces), !address.isEmpty {
+            guard let parsed = Self.hostAndPort(address) else {
+                return "the address must be a host or host:port, e.g. 192.168.1.20 or 192.168.1.20:48080"
+            }
+            target = parsed
+        } else if browser == nil {
+            return "looking for monitors is off here: give the monitor's address with the code"
+        }
+        let name = PeerName.sanitized(payload.monitorName)
+        let service = service
+        let browser = browser
+        let task = Task {
+            do {
+                let record =
+                    if let target {
+                        try await service.pairWithQR(qrText: text, host: target.host, port: target.port)
+                    } else if let browser {
+                        try await service.pairWithQR(qrText: text, discoveringWith: browser)
+                    } else {
+                        throw CancellationError()
+                    }
+                await self.paired(record)
+            } catch {
+                self.pairingFailed(Self.qrFailure(error, name: name))
+            }
+        }
+        pairing = PairingState(name: name, state: "connecting", inbox: PINInbox(), task: task)
+        schedulePush()
+        return nil
+    }
+
+    /// `host`, `host:port`, `[v6]:port` or a bare IPv6 address.
+    static func hostAndPort(_ text: String) -> (host: String, port: Int?)? {
+        guard text.count <= 255, !text.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if rest.isEmpty { return host.isEmpty ? nil : (host, nil) }
+            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65535).contains(port) else { return nil }
+            return (host, port)
+        }
+        let colons = text.filter { $0 == ":" }.count
+        if colons == 1, let colon = text.firstIndex(of: ":") {
+            guard let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port),
+                colon != text.startIndex
+            else { return nil }
+            return (String(text[..<colon]), port)
+        }
+        return text.isEmpty ? nil : (text, nil)
+    }
+
+    /// A failed QR pairing in words a parent can act on.
+    static func qrFailure(_ error: any Error, name: String) -> String {
+        if let pairing = error as? PairingError, pairing.reason == .invalidToken {
+            return "\(name) did not accept this code: it expired, was used or was replaced. Show a new code there."
+        }
+        return "\(error)"
+    }
+
     /// The PIN the parent typed.
     /// - Returns: Why it was not taken, or nil.
     func submitPIN(_ pin: String) async -> String? {

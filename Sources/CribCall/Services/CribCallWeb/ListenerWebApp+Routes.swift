@@ -71,6 +71,18 @@ extension ListenerWebApp {
                 return WebAPI.answer(await self.state())
             }
         }
+        router.post("/api/pair/qr") { request, _ in
+            try await WebAPI.withObject(request) { body in
+                guard let text = body["qr"]?.stringValue else {
+                    return WebAPI.refusal(
+                        .badRequest, "send {\"qr\": the pairing code's text, \"address\": optional host[:port]}")
+                }
+                if let problem = await self.startQRPairing(qrText: text, address: body["address"]?.stringValue) {
+                    return WebAPI.refusal(.badRequest, problem)
+                }
+                return WebAPI.answer(await self.state())
+            }
+        }
         router.post("/api/pair/pin") { request, _ in
             try await WebAPI.withObject(request) { body in
                 if let problem = await self.submitPIN(body["pin"]?.stringValue ?? "") {

@@ -124,6 +124,53 @@ struct ListenerWebAppTests {
         await rig.stop()
     }
 
+    @Test("paired from the page by the pairing code's text; a damaged, a used or no code says what to do")
+    func pairingByCode() async throws {
+        let rig = try await WebRig()
+        let parent = try await Parent(rig)
+        let refusals: [(String, String)] = [
+            (#"{"qr": "  "}"#, "paste the pairing code"),
+            (#"{"qr": "hello"}"#, "this is not a CribCall pairing code"),
+            (#"{"address": "nursery"}"#, "the pairing code's text"),
+        ]
+        for (body, words) in refusals {
+            let refused = try await parent.post("api/pair/qr", body)
+            #expect(refused.status == 400 && refused.text.contains(words), "\(body): \(refused.text)")
+        }
+        #expect(try await rig.post("api/pairing/qr").status == 200)
+        let code = try #require(try await rig.state()["pairing"]?["qr"]?["text"]?.stringValue)
+        // Without discovery on this listener the address is needed, and checked.
+        let noAddress = try await parent.post("api/pair/qr", try Self.json(["qr": code]))
+        #expect(noAddress.status == 400 && noAddress.text.contains("give the monitor's address"), "\(noAddress.text)")
+        let badAddress = try await parent.post("api/pair/qr", try Self.json(["qr": code, "address": "a b:99999"]))
+        #expect(badAddress.status == 400 && badAddress.text.contains("host or host:port"), "\(badAddress.text)")
+
+        let started = try await parent.post("api/pair/qr", try Self.json(["qr": code, "address": "nursery:48080"]))
+        #expect(started.status == 200, "\(started.text)")
+        try await eventually("the pairing by code to finish") {
+            (try? await parent.state())?["pairing"]?["state"]?.stringValue == "paired"
+        }
+        try await eventually("the monitor to be connected") {
+            (try? await parent.state())?["monitors"]?[0]?["connection"]?.stringValue == "connected"
+        }
+        #expect(try await rig.state()["listeners"]?[0]?["name"]?.stringValue == "Mum")
+
+        // The same code again: used, so refused by the monitor, in words.
+        let again = try await parent.post("api/pair/qr", try Self.json(["qr": code, "address": "nursery:48080"]))
+        #expect(again.status == 200)
+        try await eventually("the used code to fail") {
+            (try? await parent.state())?["pairing"]?["state"]?.stringValue == "failed"
+        }
+        let error = try await parent.state()["pairing"]?["error"]?.stringValue ?? ""
+        #expect(error.contains("did not accept this code") && error.contains("Show a new code"), "\(error)")
+        await parent.stop()
+        await rig.stop()
+    }
+
+    static func json(_ object: [String: String]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+
     @Test("a stream opened from the page: the monitor's offer reaches the page, its answer the monitor; playing, ended")
     func streamInThePage() async throws {
         let rig = try await WebRig()

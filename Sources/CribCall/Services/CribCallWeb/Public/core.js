@@ -168,6 +168,27 @@ function announce(text, options) {
     Status.announce(text, options);
 }
 
+/** Puts `text` on the clipboard (the Clipboard API, else a selected text area); true when it was copied. */
+async function copyText(text) {
+    try {
+        await navigator.clipboard.writeText(text);
+        return true;
+    } catch (_) {
+        const area = h("textarea", { class: "visually-hidden" });
+        area.value = text;
+        document.body.append(area);
+        area.select();
+        let copied = false;
+        try {
+            copied = document.execCommand("copy");
+        } catch (_) {
+            copied = false;
+        }
+        area.remove();
+        return copied;
+    }
+}
+
 /** Runs an API action; a refusal is said in the status region (and in `errorEl`, when given). */
 async function attempt(action, errorEl = null) {
     if (errorEl) errorEl.hidden = true;

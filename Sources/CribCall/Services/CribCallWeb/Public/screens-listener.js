@@ -802,12 +802,54 @@ defineScreen("monitors", {
 /** What the page last asked to pair with (for "Try again"). */
 let lastPairing = null;
 
-async function startPairing(target, errorEl) {
-    lastPairing = target;
-    const ok = await attempt(async () => Live.apply(await api("api/pair", { method: "POST", body: target })), errorEl);
+async function startPairing(target, errorEl, path = "api/pair") {
+    lastPairing = { target, path };
+    const ok = await attempt(async () => Live.apply(await api(path, { method: "POST", body: target })), errorEl);
     if (ok) Router.go("/monitors/pair");
     return ok;
 }
+
+/** Reads a pairing QR code with this device's camera, where the browser can (BarcodeDetector). */
+const CodeCamera = (() => {
+    let stream = null;
+    let timer = null;
+    const available = () => "BarcodeDetector" in window && !!(navigator.mediaDevices
+        && navigator.mediaDevices.getUserMedia);
+
+    async function start(found) {
+        stop();
+        const video = $("#code-video");
+        stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
+        video.srcObject = stream;
+        video.hidden = false;
+        await video.play();
+        const detector = new window.BarcodeDetector({ formats: ["qr_code"] });
+        timer = setInterval(async () => {
+            try {
+                const codes = await detector.detect(video);
+                const text = codes.map((c) => c.rawValue).find((t) => t && t.trim().startsWith("{"));
+                if (text) {
+                    stop();
+                    found(text);
+                }
+            } catch (_) {
+                // a frame that could not be read: the next one may
+            }
+        }, 300);
+    }
+
+    function stop() {
+        clearInterval(timer);
+        timer = null;
+        if (stream) stream.getTracks().forEach((t) => t.stop());
+        stream = null;
+        const video = $("#code-video");
+        video.srcObject = null;
+        video.hidden = true;
+    }
+
+    return Object.freeze({ available, start, stop });
+})();
 
 defineScreen("add-monitor", {
     path: "/monitors/add",
@@ -820,6 +862,15 @@ defineScreen("add-monitor", {
             event.preventDefault();
             this.submit();
         });
+        $("#code-form").addEventListener("submit", (event) => {
+            event.preventDefault();
+            this.submitCode();
+        });
+        $("#code-text").addEventListener("input", () => {
+            $("#code-text").removeAttribute("aria-invalid");
+            $("#code-error").hidden = true;
+        });
+        $("#code-scan").hidden = !CodeCamera.available();
         for (const input of $$("#address-form input")) {
             input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
         }
@@ -892,7 +943,51 @@ defineScreen("add-monitor", {
         return ok;
     },
 
+    /** Pairs with the pasted (or scanned) pairing code; the server checks it and says what is wrong. */
+    async submitCode() {
+        const error = $("#code-error");
+        const qr = $("#code-text").value.trim();
+        const address = $("#code-address").value.trim();
+        error.hidden = true;
+        if (!qr) {
+            $("#code-text").setAttribute("aria-invalid", "true");
+            error.textContent = "Please paste the pairing code: on the monitor, press Show pairing code, then Copy code.";
+            error.hidden = false;
+            $("#code-text").focus();
+            return false;
+        }
+        const button = $("#code-pair");
+        button.disabled = true;
+        const ok = await startPairing(address ? { qr, address } : { qr }, error, "api/pair/qr");
+        button.disabled = false;
+        if (ok) $("#code-text").value = "";
+        return ok;
+    },
+
+    leave() {
+        CodeCamera.stop();
+    },
+
     actions: {
+        async "scan-code"(button) {
+            button.disabled = true;
+            $("#code-error").hidden = true;
+            try {
+                await CodeCamera.start((text) => {
+                    $("#code-text").value = text;
+                    announce("Pairing code read.");
+                    this.submitCode();
+                });
+                announce("Point the camera at the monitor's pairing code.");
+            } catch (e) {
+                const error = $("#code-error");
+                error.textContent = `The camera could not be opened (${e && e.name ? e.name : e}). `
+                    + "Paste the code instead: press Copy code on the monitor.";
+                error.hidden = false;
+            } finally {
+                button.disabled = false;
+            }
+        },
         async scan(button) {
             button.disabled = true;
             $("#scan-error").hidden = true;
@@ -1059,7 +1154,7 @@ defineScreen("pair", {
             this.shownState = null;
             this.attempts = null;
             $("#pin-input").value = "";
-            await startPairing(lastPairing, $("#pair-error"));
+            await startPairing(lastPairing.target, $("#pair-error"), lastPairing.path);
             button.disabled = false;
         },
         async cancel() {

@@ -317,6 +317,12 @@ defineScreen("monitor", {
             else if (preview.requestFullscreen) preview.requestFullscreen().catch(unavailable);
             else unavailable();
         },
+        async "copy-qr"() {
+            const qr = Live.state && Live.state.pairing && Live.state.pairing.qr;
+            if (!qr) return;
+            if (await copyText(qr.text)) announce("Pairing code copied: paste it in the listener's Add a monitor screen.");
+            else announce("The code could not be copied here: scan it with the listener's camera instead.", { bad: true });
+        },
         async "show-qr"(button) {
             button.disabled = true;
             const ok = await attempt(async () => Live.apply(await api("api/pairing/qr", { method: "POST" })));
