@@ -53,6 +53,17 @@ public struct SafetyMonitor: Sendable {
         public var staleAfter: Duration = .seconds(3)
         /// How long frames must be judgeable before stale monitoring is active again.
         public var resumeAfter: Duration = .seconds(10)
+        /// A face this many times wider than the baby's usual face is an adult's leaning in…
+        public var adultFaceRatio = 1.6
+        /// …and, before the baby's face size is known, one wider than this fraction of the sleep area.
+        public var adultFaceFraction = 0.3
+        /// After an adult's face was seen at the cot, a baby's face unseen raises nothing for this long (someone is
+        /// there), and the baby's face must be seen again before its loss counts.
+        public var attendedGrace: Duration = .seconds(20)
+        /// A lost face whose covered-confidence is under this (it was tracked in few frames: a head turning, a
+        /// detector unsure) is given ``unsureLostLimit`` instead of ``faceLostLimit``.
+        public var sureConfidence = 0.6
+        public var unsureLostLimit: Duration = .seconds(15)
         /// How long monitoring may be paused or stale before the parent is told out loud (``Action/cannotJudge``).
         public var cannotJudgeNotice: Duration = .seconds(3 * 60)
 
@@ -127,12 +138,16 @@ public struct SafetyMonitor: Sendable {
     private var stillnessRaised = false
     /// Recent changes, for the roll test (bounded to a few seconds): how much, and where.
     private var recentMovement: [(at: Duration, fraction: Double, places: [FrameAnalyzer.Place])] = []
-    /// Recent frames' face findings, for the face alerts' confidence.
-    private var recentFaces: [(at: Duration, seen: Bool)] = []
+    /// Recent frames' face findings (the baby's face, or nil), for the face alerts' confidence and the roll test.
+    private var recentFaces: [(at: Duration, face: FaceBox?)] = []
     private var lastFaceAt: Duration?
     /// Where the face was last seen (fractions of the frame).
     private var lastFace: FaceBox?
     private var faceSeenWhileActive = false
+    /// The widths of the baby's face lately (fractions of the frame), for telling an adult's face from it.
+    private var babyFaceWidths: [Double] = []
+    /// When an adult's face was last seen at the cot.
+    private var attendedAt: Duration?
     private var faceLossRaised = false
     private var position = SleepPosition.unknown
     private var mutedUntil: [SafetyAlertKind: Duration] = [:]
@@ -308,6 +323,7 @@ public struct SafetyMonitor: Sendable {
         lastFace = nil
         faceSeenWhileActive = false
         faceLossRaised = false
+        attendedAt = nil
         position = .unknown
         if activeSince != nil { activeSince = now }
     }
@@ -328,9 +344,21 @@ public struct SafetyMonitor: Sendable {
             quietPeak = max(quietPeak, fraction)
         }
         if let faces {
-            let face = faces.first { settings.area.contains(x: $0.centerX, y: $0.centerY) }
+            let inArea = faces.filter { settings.area.contains(x: $0.centerX, y: $0.centerY) }
+            let adults = inArea.filter(isAdult)
+            if !adults.isEmpty {
+                // Someone leans in: their face is not the baby's, and the baby's hidden by them is not lost.
+                attendedAt = now
+                faceSeenWhileActive = false
+                faceLossRaised = false
+            }
+            let face = inArea.first { !isAdult($0) }
+            if let face {
+                babyFaceWidths.append(face.width)
+                if babyFaceWidths.count > 25 { babyFaceWidths.removeFirst() }
+            }
             let seen = face != nil
-            recentFaces.append((now, seen))
+            recentFaces.append((now, face))
             recentFaces.removeAll { now - $0.at > .seconds(15) }
             if let face {
                 lastFaceAt = now
@@ -343,24 +371,41 @@ public struct SafetyMonitor: Sendable {
         judgeTime(at: now, into: &actions)
     }
 
+    /// Whether `face` is an adult's leaning in rather than the baby's: much wider than the baby's face lately, or,
+    /// before that is known, wider than a baby's face could be in the sleep area.
+    private func isAdult(_ face: FaceBox) -> Bool {
+        if babyFaceWidths.count >= 3 {
+            let usual = babyFaceWidths.sorted()[babyFaceWidths.count / 2]
+            return face.width > settings.adultFaceRatio * usual
+        }
+        return face.width > settings.adultFaceFraction * settings.area.width
+    }
+
     /// The alerts that time brings: a face lost too long, stillness too long.
     private mutating func judgeTime(at now: Duration, into actions: inout [Action]) {
         guard let activeSince else { return }
-        if faceDetector, faceSeenWhileActive, !faceLossRaised, let lastFaceAt,
-            now - lastFaceAt >= settings.faceLostLimit
+        let attended = attendedAt.map { now - $0 < settings.attendedGrace } ?? false
+        let tracked = lastFaceAt.map { Self.seenRatio(recentFaces, before: $0, span: .seconds(10)) } ?? 0
+        // How sure a loss is: a face tracked in most frames and then gone is a clear loss; one seen now and then
+        // (a head turning, a detector unsure) is given longer.
+        let lostLimit =
+            0.4 + 0.6 * tracked >= settings.sureConfidence ? settings.faceLostLimit : settings.unsureLostLimit
+        if faceDetector, faceSeenWhileActive, !faceLossRaised, !attended, let lastFaceAt,
+            now - lastFaceAt >= lostLimit
         {
             faceLossRaised = true
             let window = (lastFaceAt - settings.rollWindow)...(lastFaceAt + settings.rollWindow)
             // A roll moves the body: a large change that reaches well beyond the face. Something put over the
             // face changes little besides it.
             let changes = recentMovement.filter { window.contains($0.at) }
+            // Where the face was as the movement began: a face glimpsed while rolling has moved with the body.
+            let anchor = recentFaces.first { $0.at >= window.lowerBound && $0.face != nil }?.face ?? lastFace
             let roll =
                 changes.filter { change in
-                    guard let lastFace else { return true }
-                    let away = change.places.filter { !Self.near($0, lastFace) }.count
+                    guard let anchor else { return true }
+                    let away = change.places.filter { !Self.near($0, anchor) }.count
                     return away * 2 >= change.places.count
                 }.map(\.fraction).max() ?? 0
-            let tracked = Self.seenRatio(recentFaces, before: lastFaceAt, span: .seconds(10))
             if roll >= settings.rollFraction {
                 position = .onStomach
                 raise(
@@ -432,12 +477,12 @@ public struct SafetyMonitor: Sendable {
 
     // MARK: - Helpers
 
-    private static func seenRatio(_ findings: [(at: Duration, seen: Bool)], before end: Duration, span: Duration)
+    private static func seenRatio(_ findings: [(at: Duration, face: FaceBox?)], before end: Duration, span: Duration)
         -> Double
     {
         let window = findings.filter { $0.at <= end && end - $0.at <= span }
         guard !window.isEmpty else { return 0 }
-        return Double(window.filter(\.seen).count) / Double(window.count)
+        return Double(window.filter { $0.face != nil }.count) / Double(window.count)
     }
 
     /// Whether `place` lies within the face's box grown to twice its size (around the same centre).

@@ -41,8 +41,17 @@ public final class VideoCapture: Sendable {
             }
         }
 
+        /// The Haar cascade for faces seen from the side, run on the frame and on its mirror image (the cascade
+        /// knows one side); nil or a missing file: none.
+        public var sideFaceProfile: String? = Self.defaultSideFaceProfile
+        /// The angle (radians) of the two extra passes of the frontal cascade on the frame turned left and right:
+        /// a head lying askew in the cot (the cascade alone finds faces within about 15° of upright); 0: none.
+        public var tiltAngle = 0.61
+
         /// Debian's frontal-face cascade (opencv-data).
         public static let defaultFaceProfile = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+        /// Debian's profile-face cascade (opencv-data).
+        public static let defaultSideFaceProfile = "/usr/share/opencv4/haarcascades/haarcascade_profileface.xml"
 
         public init() {}
     }
@@ -53,17 +62,21 @@ public final class VideoCapture: Sendable {
         public var y: Double
         public var width: Double
         public var height: Double
+        /// How it was seen: `frontal`, `tilted` (the frontal cascade on the turned frame) or `side` (the profile
+        /// cascade).
+        public var view: String
 
-        public init(x: Double, y: Double, width: Double, height: Double) {
+        public init(x: Double, y: Double, width: Double, height: Double, view: String = "frontal") {
             self.x = x
             self.y = y
             self.width = width
             self.height = height
+            self.view = view
         }
 
         /// In the face detector's pixels, normalised later by the frame it was found in.
-        init(pixelX x: Int, y: Int, width: Int, height: Int) {
-            self.init(x: Double(x), y: Double(y), width: Double(width), height: Double(height))
+        init(pixelX x: Int, y: Int, width: Int, height: Int, view: String = "frontal") {
+            self.init(x: Double(x), y: Double(y), width: Double(width), height: Double(height), view: view)
         }
     }
 
@@ -252,7 +265,7 @@ public final class VideoCapture: Sendable {
         let height = width * Double(frame.height) / Double(frame.width)
         var normalised = frame
         normalised.faces = faces.map {
-            Face(x: $0.x / width, y: $0.y / height, width: $0.width / width, height: $0.height / height)
+            Face(x: $0.x / width, y: $0.y / height, width: $0.width / width, height: $0.height / height, view: $0.view)
         }
         return normalised
     }

@@ -16,9 +16,12 @@ import Synchronization
 /// pipeline syntax.
 ///
 /// Faces: `facedetect` posts one element message per frame (`faces`, in its frame's pixels, with the frame's
-/// timestamp) before the frame goes on. The message is read on the run thread and the frame reaches the appsink on
-/// a streaming thread, in either order; a frame waits (at most a few) until its message has been read, so every
-/// frame carries the faces found in it.
+/// timestamp) before the frame goes on. Besides the frontal cascade in the chain, branches of `split` run more passes
+/// (``FacePass``): the frontal cascade on the frame turned left and right (`rotate`), and the profile cascade on the
+/// frame and its mirror image (`videoflip`), each ending in a `fakesink`; their faces are turned back into the
+/// frame's pixels. The messages are read on the run thread and the frame reaches the appsink on a streaming thread,
+/// in any order; a frame waits (at most a few) until every pass's message has been read, so every frame carries the
+/// faces found in it, one box per face.
 ///
 /// Threads: like AudioCapture's pipeline — built on the caller's thread, driven (states, bus, teardown) by the run
 /// thread, callbacks on streaming threads touching only the `Mutex`ed state and the thread-safe continuation.
@@ -27,9 +30,65 @@ final class VideoCapturePipeline: Sendable {
     /// Frames kept waiting for their faces before they go without.
     private static let maximumParkedFrames = 8
 
+    /// One run of a face cascade over the analysis frames.
+    struct FacePass: Sendable, Hashable {
+        /// The `facedetect` element's name (its messages' source).
+        var name: String
+        var cascade: String
+        /// The frame is turned by this angle (radians, `rotate`) before the cascade runs.
+        var angle = 0.0
+        /// The frame is mirrored before the cascade runs.
+        var mirrored = false
+        var view: String
+        /// The scale the pass looks at the frame (a face needs 30 pixels there). The turned passes need the full
+        /// frame (at half width they missed the test's tilted faces); the side passes look at half width, a quarter
+        /// of the cost.
+        var scale = 1.0
+
+        /// The passes a configuration asks for (the frontal one first: it sits in the chain).
+        static func passes(_ configuration: VideoCapture.Configuration) -> [FacePass] {
+            guard let frontal = configuration.faceProfile else { return [] }
+            var passes = [FacePass(name: "faces", cascade: frontal, view: "frontal")]
+            if configuration.tiltAngle != 0 {
+                passes.append(
+                    FacePass(name: "faces-left", cascade: frontal, angle: configuration.tiltAngle, view: "tilted"))
+                passes.append(
+                    FacePass(name: "faces-right", cascade: frontal, angle: -configuration.tiltAngle, view: "tilted"))
+            }
+            if let side = configuration.sideFaceProfile, FileManager.default.fileExists(atPath: side) {
+                passes.append(FacePass(name: "faces-side", cascade: side, view: "side", scale: 0.5))
+                passes.append(
+                    FacePass(name: "faces-side-mirrored", cascade: side, mirrored: true, view: "side", scale: 0.5))
+            }
+            return passes
+        }
+
+        /// A face this pass found (in its turned or mirrored frame of `width`×`height`) in the frame's own pixels.
+        func unturned(_ found: VideoCapture.Face, width frameWidth: Double, height frameHeight: Double)
+            -> VideoCapture.Face
+        {
+            let face = VideoCapture.Face(
+                x: found.x / scale, y: found.y / scale, width: found.width / scale, height: found.height / scale)
+            let (width, height) = (frameWidth, frameHeight)
+            var centerX = face.x + face.width / 2
+            var centerY = face.y + face.height / 2
+            if mirrored { centerX = width - centerX }
+            if angle != 0 {
+                // `rotate` maps p to c + R(p − c) with R = [[cos, sin], [−sin, cos]]: turn back with R's inverse.
+                let dx = centerX - width / 2
+                let dy = centerY - height / 2
+                centerX = width / 2 + dx * cos(angle) - dy * sin(angle)
+                centerY = height / 2 + dx * sin(angle) + dy * cos(angle)
+            }
+            return VideoCapture.Face(
+                x: centerX - face.width / 2, y: centerY - face.height / 2, width: face.width, height: face.height,
+                view: view)
+        }
+    }
+
     private struct SinkState {
-        /// Faces by frame timestamp (nanoseconds), until the frame takes them.
-        var faces: [UInt64: [VideoCapture.Face]] = [:]
+        /// Faces by frame timestamp (nanoseconds) and pass, until the frame takes them.
+        var faces: [UInt64: [String: [VideoCapture.Face]]] = [:]
         /// Frames waiting for their faces.
         var parked: [VideoCapture.Frame] = []
         var linkedVideo = false
@@ -41,6 +100,7 @@ final class VideoCapturePipeline: Sendable {
     private let pipeline: Pipeline
     private let appSource: AppSource?
     private let detectsFaces: Bool
+    private let passes: [FacePass]
     private let onFrame: @Sendable (VideoCapture.Frame) -> Void
     private let onPicture: @Sendable (VideoCapture.Picture) -> Void
     private let onPlaying: @Sendable () -> Void
@@ -59,6 +119,7 @@ final class VideoCapturePipeline: Sendable {
         self.configuration = configuration
         self.liveFeed = liveFeed
         self.detectsFaces = detectsFaces
+        self.passes = detectsFaces ? FacePass.passes(configuration) : []
         self.onFrame = onFrame
         self.onPicture = onPicture
         self.onPlaying = onPlaying
@@ -100,7 +161,7 @@ final class VideoCapturePipeline: Sendable {
         return head + [
             "videoconvert", "videoscale", "videorate", "capsfilter", "tee", "queue", "jpegenc", "appsink", "valve",
             "intervideosink",
-        ] + (faces ? ["facedetect"] : [])
+        ] + (faces ? ["facedetect", "rotate", "videoflip", "fakesink"] : [])
     }
 
     private static func build(
@@ -202,6 +263,11 @@ final class VideoCapturePipeline: Sendable {
         let tee = try pipeline.make("tee", name: "split")
         chain.append(tee)
         try pipeline.link(chain)
+        if faces {
+            for pass in FacePass.passes(configuration).dropFirst() {
+                try addFacePass(pass, width: configuration.width, from: tee, in: pipeline)
+            }
+        }
 
         let frameQueue = try leakyQueue("frame-queue", in: pipeline)
         let grayConvert = try pipeline.make("videoconvert", name: "gray-convert")
@@ -220,6 +286,45 @@ final class VideoCapturePipeline: Sendable {
         return Elements(
             pipeline: pipeline, decoder: decoder, head: raw, appsrc: appsrc, valve: valve, frames: frames,
             pictures: pictures)
+    }
+
+    /// `split. ! queue ! videoconvert ! rotate|videoflip ! videoconvert ! facedetect ! fakesink`. The queue does not
+    /// leak: a slow pass slows the analysis rate (frames are dropped before it, by `videorate`), never the live
+    /// stream, and every analysed frame gets every pass's message.
+    private static func addFacePass(
+        _ pass: FacePass, width: Int, from tee: Element, in pipeline: Pipeline
+    ) throws(GStreamerError) {
+        let queue = try pipeline.make("queue", name: "\(pass.name)-queue")
+        queue.set("max-size-buffers", UInt32(2))
+        queue.set("max-size-time", parsing: "0")
+        queue.set("max-size-bytes", UInt32(0))
+        let shrink = try pipeline.make("videoscale", name: "\(pass.name)-scale")
+        let size = try pipeline.make("capsfilter", name: "\(pass.name)-size")
+        size.set("caps", parsing: "video/x-raw,width=\(Int((Double(width) * pass.scale).rounded()))")
+        let into = try pipeline.make("videoconvert", name: "\(pass.name)-in")
+        let turn: Element
+        if pass.mirrored {
+            turn = try pipeline.make("videoflip", name: "\(pass.name)-flip")
+            turn.set("method", parsing: "horizontal-flip")
+        } else {
+            turn = try pipeline.make("rotate", name: "\(pass.name)-turn")
+            turn.set("angle", parsing: String(pass.angle))
+        }
+        let out = try pipeline.make("videoconvert", name: "\(pass.name)-out")
+        let rgb = try pipeline.make("capsfilter", name: "\(pass.name)-rgb")
+        rgb.set("caps", parsing: "video/x-raw,format=RGB")
+        let detector = try pipeline.make("facedetect", name: pass.name)
+        detector.set("display", false)
+        detector.set("qos", false)
+        detector.set("updates", parsing: "every_frame")
+        detector.set("profile", pass.cascade)
+        let smallest = Int32((30 * pass.scale).rounded())  // 30 pixels of the frame
+        detector.set("min-size-width", smallest)
+        detector.set("min-size-height", smallest)
+        let sink = try pipeline.make("fakesink", name: "\(pass.name)-sink")
+        sink.set("sync", false)
+        sink.set("async", false)
+        try pipeline.link([tee, queue, shrink, size, into, turn, out, rgb, detector, sink])
     }
 
     /// A queue that keeps only the newest frames when its branch falls behind (detection must never add delay).
@@ -269,10 +374,9 @@ final class VideoCapturePipeline: Sendable {
         }
         let key = Self.nanoseconds(timestamp)
         let ready: [VideoCapture.Frame] = state.withLock { state in
-            if let faces = state.faces.removeValue(forKey: key) {
-                var complete = frame
-                complete.faces = faces
-                return [complete]
+            if let found = state.faces[key], found.count == passes.count {
+                state.faces[key] = nil
+                return [complete(frame, with: found)]
             }
             state.parked.append(frame)
             // Too many waiting (their messages lost): the oldest go on without faces.
@@ -284,9 +388,40 @@ final class VideoCapturePipeline: Sendable {
         return .ok
     }
 
-    /// facedetect's message for the frame at `timestamp`: completes that frame if it waits, else keeps the faces.
-    private func faces(_ structure: Structure) {
-        guard structure.name == "facedetect", case .unsigned(let key)? = structure["timestamp"] else { return }
+    /// `frame` with the faces every pass found in it, in its own pixels, one box per face (a face two passes found
+    /// is kept as the first pass saw it).
+    private func complete(_ frame: VideoCapture.Frame, with found: [String: [VideoCapture.Face]]) -> VideoCapture.Frame
+    {
+        let width = Double(configuration.width)
+        let height = width * Double(frame.height) / Double(max(1, frame.width))
+        var faces: [VideoCapture.Face] = []
+        for pass in passes {
+            for face in found[pass.name] ?? [] {
+                let seen = pass.unturned(face, width: width, height: height)
+                // A turned frame's corners are filled black: what is found there, partly outside the frame once
+                // turned back, is an edge of the turn, not a face.
+                guard seen.x >= 0, seen.y >= 0, seen.x + seen.width <= width, seen.y + seen.height <= height else {
+                    continue
+                }
+                let centerX = seen.x + seen.width / 2
+                let centerY = seen.y + seen.height / 2
+                let known = faces.contains {
+                    centerX >= $0.x && centerX <= $0.x + $0.width && centerY >= $0.y && centerY <= $0.y + $0.height
+                }
+                if !known { faces.append(seen) }
+            }
+        }
+        var complete = frame
+        complete.faces = faces
+        return complete
+    }
+
+    /// A pass's message for the frame at `timestamp`: completes that frame once every pass has spoken, else keeps
+    /// the faces.
+    private func faces(from source: String, _ structure: Structure) {
+        guard structure.name == "facedetect", passes.contains(where: { $0.name == source }),
+            case .unsigned(let key)? = structure["timestamp"]
+        else { return }
         var found: [VideoCapture.Face] = []
         if case .list(let entries)? = structure["faces"] {
             for case .structure(let face) in entries {
@@ -297,12 +432,13 @@ final class VideoCapturePipeline: Sendable {
             }
         }
         let ready: VideoCapture.Frame? = state.withLock { state in
-            if let index = state.parked.firstIndex(where: { Self.nanoseconds($0.timestamp) == key }) {
-                var frame = state.parked.remove(at: index)
-                frame.faces = found
-                return frame
+            state.faces[key, default: [:]][source] = found
+            if let all = state.faces[key], all.count == passes.count,
+                let index = state.parked.firstIndex(where: { Self.nanoseconds($0.timestamp) == key })
+            {
+                state.faces[key] = nil
+                return complete(state.parked.remove(at: index), with: all)
             }
-            state.faces[key] = found
             if state.faces.count > 32, let oldest = state.faces.keys.min() { state.faces[oldest] = nil }
             return nil
         }
@@ -350,8 +486,8 @@ final class VideoCapturePipeline: Sendable {
             case .endOfStream:
                 if case .file = source, pipeline.seekToStart(flushing: true, segment: false) { continue }
                 return VideoCaptureError(code: .cameraUnavailable, message: "the video from \(source) ended")
-            case .element(_, let structure):
-                faces(structure)
+            case .element(let source, let structure):
+                faces(from: source, structure)
             default:
                 break
             }

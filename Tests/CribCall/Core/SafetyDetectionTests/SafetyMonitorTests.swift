@@ -234,6 +234,29 @@ struct SafetyMonitorTests {
         #expect(run.lastStatus?.faceVisible == true && run.lastStatus?.position == .onBack)
     }
 
+    @Test("an adult's face leaning in (much wider than the baby's) hides the baby's: no alert until it is seen again")
+    func adultLeaningIn() {
+        var run = Run()
+        run.feed(seconds: 10, faces: { _ in [Self.face] })
+        let adult = FaceBox(x: 0.3, y: 0.2, width: 0.3, height: 0.35)
+        run.feed(seconds: 4, faces: { _ in [adult] })
+        run.feed(seconds: 12, faces: { _ in [] })
+        #expect(run.alerts.isEmpty, "someone was at the cot: \(run.alerts.map(\.kind))")
+        run.feed(seconds: 8, faces: { _ in [Self.face] })
+        run.feed(seconds: 6, faces: { _ in [] })
+        #expect(run.alerts.map(\.kind) == [.faceCovered])
+    }
+
+    @Test("a face seen in few frames (a head turning, the detector unsure), then not: the alert waits 15 s, not 5")
+    func unsureFace() {
+        var run = Run()
+        run.feed(seconds: 10, faces: { Int($0 / .milliseconds(200)) % 4 == 0 ? [Self.face] : [] })
+        run.feed(seconds: 8, faces: { _ in [] })
+        #expect(run.alerts.isEmpty, "\(run.alerts.map(\.kind))")
+        run.feed(seconds: 8, faces: { _ in [] })
+        #expect(run.alerts.map(\.kind) == [.faceCovered])
+    }
+
     @Test("a face lost with a roll: on_stomach (high), the position on stomach")
     func roll() {
         var run = Run()

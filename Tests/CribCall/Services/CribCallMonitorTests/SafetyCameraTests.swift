@@ -38,6 +38,36 @@ struct SafetyCameraTests {
         return pixels
     }
 
+    /// A 320×240 RGB room with the head (a `size`×`size` RGB picture) turned by `angle` radians in the picture (a
+    /// head lying askew in the cot) and drawn `scale` times its size, centred at (`centerX`, `centerY`).
+    static func room(
+        head: [UInt8], size: Int = 120, angle: Double, scale: Double = 1, centerX: Double = 160, centerY: Double = 120
+    ) -> [UInt8] {
+        var pixels = room(head: head, x: 100)
+        // the sheet alone, then the head over it
+        for y in 60..<180 {
+            for column in 100..<220 {
+                let level: UInt8 = (column / 16 + y / 16) % 2 == 0 ? 110 : 140
+                for channel in 0..<3 { pixels[(y * 320 + column) * 3 + channel] = level }
+            }
+        }
+        let half = Double(size) * scale / 2 * 1.5
+        for y in max(0, Int(centerY - half))..<min(240, Int(centerY + half)) {
+            for column in max(0, Int(centerX - half))..<min(320, Int(centerX + half)) {
+                // where this pixel comes from in the head picture: turned back and scaled down
+                let dx = (Double(column) - centerX) / scale
+                let dy = (Double(y) - centerY) / scale
+                let sourceX = Int((dx * cos(angle) + dy * sin(angle) + Double(size) / 2).rounded(.down))
+                let sourceY = Int((-dx * sin(angle) + dy * cos(angle) + Double(size) / 2).rounded(.down))
+                guard (0..<size).contains(sourceX), (0..<size).contains(sourceY) else { continue }
+                for channel in 0..<3 {
+                    pixels[(y * 320 + column) * 3 + channel] = head[(sourceY * size + sourceX) * 3 + channel]
+                }
+            }
+        }
+        return pixels
+    }
+
     /// Pushes `scene(frameNumber)` into the capture at 5 frames a second, in real time, for `seconds`.
     static func play(_ capture: VideoCapture, seconds: Double, from start: Int, scene: (Int) -> [UInt8]) async {
         let count = Int(seconds * 5)
@@ -110,6 +140,51 @@ struct SafetyCameraTests {
         #expect(alerts.map(\.kind) == [.onStomach], "\(alerts)")
         let turned = await service.safetyStatus
         #expect(turned?.position == .onStomach, "\(String(describing: turned))")
+        await harness.stop()
+    }
+
+    @Test("a head lying askew or turning in the cot (20°, 35°, −45°) is still seen: no face alert")
+    func headAskew() async throws {
+        guard let head = try await FacePicture.head(size: 120, for: "the head-turn test") else { return }
+        let harness = try MonitorHarness()
+        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
+        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let service = harness.service
+        let watching = Task { await service.watchSafety(camera: capture) }
+        defer { watching.cancel() }
+        await Self.play(capture, seconds: 3, from: 0) { _ in Self.room(head: head, angle: 0) }
+        // The head turns over a second, lies askew, turns the other way.
+        await Self.play(capture, seconds: 4, from: 15) { index in
+            Self.room(head: head, angle: min(0.35, Double(index - 15) * 0.07))
+        }
+        await Self.play(capture, seconds: 4, from: 35) { _ in Self.room(head: head, angle: 0.61) }
+        await Self.play(capture, seconds: 4, from: 55) { _ in Self.room(head: head, angle: -0.8) }
+        let alerts = harness.events.compactMap { if case .safetyAlert(let alert) = $0 { alert } else { nil } }
+        #expect(alerts.isEmpty, "\(alerts.map(\.kind))")
+        let status = await service.safetyStatus
+        #expect(status?.faceVisible == true && status?.position == .onBack, "\(String(describing: status))")
+        await harness.stop()
+    }
+
+    @Test("an adult leaning in (a face twice the baby's) hides the baby's face: no face alert")
+    func adultLeaningIn() async throws {
+        guard let head = try await FacePicture.head(size: 120, for: "the adult test") else { return }
+        let harness = try MonitorHarness()
+        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
+        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let service = harness.service
+        let watching = Task { await service.watchSafety(camera: capture) }
+        defer { watching.cancel() }
+        await Self.play(capture, seconds: 4, from: 0) { _ in Self.room(head: head, angle: 0, scale: 0.7) }
+        let baby = await service.safetyStatus
+        #expect(baby?.faceVisible == true, "\(String(describing: baby))")
+        // A parent leans over the cot, face to the camera, hiding the baby; then leans back out of view.
+        await Self.play(capture, seconds: 5, from: 25) { _ in
+            Self.room(head: head, angle: 0, scale: 1.6, centerX: 150, centerY: 110)
+        }
+        await Self.play(capture, seconds: 6, from: 55) { _ in Self.room(head: head, angle: 0, scale: 0) }
+        let alerts = harness.events.compactMap { if case .safetyAlert(let alert) = $0 { alert } else { nil } }
+        #expect(alerts.isEmpty, "\(alerts.map(\.kind))")
         await harness.stop()
     }
 }
