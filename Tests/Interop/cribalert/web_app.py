@@ -75,6 +75,7 @@ try:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.select import Select
 except ImportError:  # pragma: no cover - reported as an environment error below
     selenium = None
 
@@ -772,6 +773,24 @@ def walk_settings_pages(page: Page, api: Api, result: dict) -> None:
     page.click("Soft Melody", tags=("input",))
     page.wait("the alert sound saved", lambda: api.state()["app"]["alertSound"] == "soft-melody", timeout=5)
     page.click("Calm Chime", tags=("input",))
+    # what raises an alert (FR7): the sound level, crying sensitivity, the stream on a sound, saved at once
+    level = page.d.find_element(By.ID, "sound-threshold")
+    page.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", level)
+    threshold = api.state()["settings"]["threshold"]
+    level.send_keys(Keys.ARROW_RIGHT * 3)
+    page.wait("the sound level saved", lambda: api.state()["settings"]["threshold"] == threshold + 3, timeout=5)
+    for element_id, value, key in (("cry-sensitivity", "high", "crySensitivity"),
+                                   ("auto-stream", "audio_video", "autoStream"),
+                                   ("auto-stream-sec", "60", "autoStreamSec")):
+        Select(page.d.find_element(By.ID, element_id)).select_by_value(value)
+        page.wait(f"{key} saved", lambda: str(api.state()["settings"][key]) == value, timeout=5)
+    result["detection_settings"] = {k: api.state()["settings"][k] for k in
+                                    ("threshold", "crySensitivity", "autoStream", "autoStreamSec")}
+    level.send_keys(Keys.ARROW_LEFT * 3)
+    Select(page.d.find_element(By.ID, "cry-sensitivity")).select_by_value("medium")
+    Select(page.d.find_element(By.ID, "auto-stream")).select_by_value("none")
+    page.wait("the detection settings back", lambda: api.state()["settings"]["threshold"] == threshold
+              and api.state()["settings"]["autoStream"] == "none", timeout=5)
     page.click("Back", tags=("a",))
     page.wait_screen("settings")
 

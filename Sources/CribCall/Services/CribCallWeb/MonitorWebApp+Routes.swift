@@ -156,6 +156,13 @@ extension MonitorWebApp {
                     case "threshold": WebAPI.set(&settings.threshold, value, key, &problems)
                     case "minDurationMs": WebAPI.set(&settings.minDurationMs, value, key, &problems)
                     case "cooldownSec": WebAPI.set(&settings.cooldownSec, value, key, &problems)
+                    case "autoStreamSec": WebAPI.set(&settings.autoStreamSec, value, key, &problems)
+                    case "autoStream":
+                        guard let mode = value.stringValue.flatMap(AutoStreamMode.init(rawValue:)) else {
+                            problems.append("autoStream must be none, audio or audio_video")
+                            continue
+                        }
+                        settings.autoStream = mode
                     case "monitorName": WebAPI.set(&settings.monitorName, value, key, &problems)
                     case "sleepArea":
                         guard let x = value["x"]?.doubleValue, let y = value["y"]?.doubleValue,
@@ -216,6 +223,8 @@ extension MonitorWebApp {
             "crySensitivity": .string(settings.crySensitivity), "threshold": .number(Double(settings.threshold)),
             "minDurationMs": .number(Double(settings.minDurationMs)),
             "cooldownSec": .number(Double(settings.cooldownSec)), "monitorName": .string(settings.monitorName),
+            "autoStream": .string(settings.autoStream.rawValue),
+            "autoStreamSec": .number(Double(settings.autoStreamSec)),
         ]
     }
 

@@ -147,6 +147,34 @@ struct MonitorWebAppTests {
         await rig.stop()
     }
 
+    @Test("what raises an alert is set from the app (FR7): level, duration, pause, crying, the stream on a sound")
+    func detectionSettings() async throws {
+        let rig = try await WebRig()
+        let saved = try await rig.post(
+            "api/settings",
+            #"{"threshold": 45, "minDurationMs": 1000, "cooldownSec": 30, "crySensitivity": "high", "autoStream": "audio_video", "autoStreamSec": 60}"#
+        )
+        #expect(saved.status == 200, "\(saved.text)")
+        let settings = try rig.json(saved)["settings"]
+        #expect(settings?["threshold"]?.doubleValue == 45 && settings?["autoStream"]?.stringValue == "audio_video")
+        #expect(settings?["autoStreamSec"]?.doubleValue == 60 && settings?["crySensitivity"]?.stringValue == "high")
+        try await eventually("the monitor to use them") {
+            let now = await rig.service.currentSettings
+            return now.threshold == 45 && now.minDurationMs == 1000 && now.cooldownSec == 30
+                && now.autoStream == .audioVideo && now.autoStreamSec == 60
+        }
+        for (body, words) in [
+            (#"{"autoStream": "video"}"#, "autoStream must be none, audio or audio_video"),
+            (#"{"autoStreamSec": 1}"#, "autoStreamSec must be in 5...600"),
+            (#"{"threshold": 101}"#, "threshold must be in 0...100"),
+        ] {
+            let refused = try await rig.post("api/settings", body)
+            #expect(refused.status == 400 && refused.text.contains(words), "\(body): \(refused.text)")
+        }
+        #expect(try rig.database.monitorSettings().threshold == 45, "nothing of a refused change is stored")
+        await rig.stop()
+    }
+
     @Test("the page hears the state at once and every change: an alert, then a camera unplugged within 2 s")
     func pushedState() async throws {
         let rig = try await WebRig()

@@ -87,6 +87,32 @@ defineScreen("alert-prefs", {
         setText($("#vib-support"), Sounds.canVibrate() ? ""
             : "This device cannot vibrate; the pattern is used on devices that can.");
         $("#vib-support").hidden = Sounds.canVibrate();
+        // The monitor's detection settings (FR7): each change is saved at once, and the monitor uses it at once.
+        const threshold = $("#sound-threshold");
+        threshold.addEventListener("input", () => setText($("#sound-threshold-value"), threshold.value));
+        threshold.addEventListener("change", () => this.saveDetection({ threshold: Number(threshold.value) },
+            `Sound alert level ${threshold.value}.`));
+        for (const select of $$("select[data-detection]", el)) {
+            select.addEventListener("change", () => {
+                const key = select.dataset.detection;
+                const value = key === "crySensitivity" || key === "autoStream" ? select.value : Number(select.value);
+                this.saveDetection({ [key]: value },
+                    `${select.labels[0].textContent.trim()}: ${select.selectedOptions[0].textContent.trim()}.`);
+            });
+        }
+    },
+
+    async saveDetection(partial, words) {
+        if (await attempt(() => saveSettings(partial), $("#detection-error"))) announce(`${words} Saved.`);
+    },
+
+    /** A select shows the stored value, adding it as an option when it is not one of the choices. */
+    choose(select, value) {
+        const text = String(value);
+        if (![...select.options].some((o) => o.value === text)) {
+            select.append(h("option", { value: text, text }));
+        }
+        select.value = text;
     },
 
     update(state) {
@@ -99,6 +125,17 @@ defineScreen("alert-prefs", {
             setText($("#volume-value"), `${v}%`);
         }
         $("#override-silent").checked = app.overrideSilentMode !== false;
+        const settings = state.settings;
+        if (state.role !== "monitor" || !settings) return;
+        const threshold = $("#sound-threshold");
+        if (document.activeElement !== threshold) {
+            threshold.value = String(settings.threshold);
+            setText($("#sound-threshold-value"), String(settings.threshold));
+        }
+        for (const select of $$("select[data-detection]")) {
+            const value = settings[select.dataset.detection];
+            if (value !== undefined && document.activeElement !== select) this.choose(select, value);
+        }
     },
 
     async save(partial, words) {
