@@ -223,12 +223,15 @@ ALLPASS_DELAYS = (83, 29)
 
 
 def reverb(x, rt60, wet, damping=0.3, predelay=0.012):
-    """Schroeder reverb: four parallel damped combs (decaying 60 dB in rt60 s), then two allpasses in series."""
+    """Schroeder reverb: four parallel damped combs, then two allpasses in series. The combs decay 60 dB in rt60
+    seconds at 1 kHz (their feedback makes up for the damping low-pass there); higher frequencies die sooner."""
     shift = int(predelay * SR)
     src = [0.0] * shift + x[: len(x) - shift]
     tail = [0.0] * len(x)
+    w = 2.0 * math.pi * 1000.0 / SR
+    damping_gain = (1.0 - damping) / math.sqrt(1.0 - 2.0 * damping * math.cos(w) + damping * damping)
     for d in COMB_DELAYS:
-        feedback = 10.0 ** (-3.0 * d / (rt60 * SR))
+        feedback = 10.0 ** (-3.0 * d / (rt60 * SR)) / damping_gain
         add_into(tail, _damped_comb(src, d, feedback, damping), gain=0.25)
     for d in ALLPASS_DELAYS:
         tail = _allpass(tail, d)
@@ -268,8 +271,16 @@ def brown(n, rng, leak=0.996):
     return highpass(out, 20.0)
 
 
+@functools.lru_cache(maxsize=None)
+def room_tone_table():
+    """16 s of soft low-passed pink noise; each clip takes its own slice of it as a microphone/room floor."""
+    return tuple(lowpass(pink(2 * N, random.Random(11), rows=12), 3000.0))
+
+
 def room_tone(n, rng):
-    return lowpass(pink(n, rng, rows=12), 3000.0)
+    table = room_tone_table()
+    start = rng.randrange(len(table) - n)
+    return list(table[start:start + n])
 
 
 # ---------------------------------------------------------------- oscillators
@@ -648,26 +659,31 @@ def laughter(rng):
     return out
 
 
+def sibling_part(kind, rng, voice, pitch, lines):
+    """One utterance of the sibling, peak-normalised to a per-kind loudness: "laugh", "shout" or "line"."""
+    if kind == "laugh":
+        part, gain = laughter(rng), rng.uniform(0.5, 0.9)
+    elif kind == "shout":
+        shout = escape(rng.choice(SIBLING_SHOUTS))
+        text = f'<speak><prosody pitch="x-high" volume="x-loud" rate="fast">{shout}</prosody></speak>'
+        part, gain = trim_silence(speak(text, voice, rng.randint(200, 250), 99, ssml=True)), 1.0
+    else:
+        part, gain = trim_silence(speak(lines.pop(), voice, rng.randint(190, 240), pitch)), rng.uniform(0.5, 0.8)
+    return scaled(part, gain / (peak(part) or 1.0))
+
+
 def sibling_sound(rng):
+    """Talking, 1-2 laughs and a shout in the first few seconds (shuffled), then more talking and shouting."""
     voice = rng.choice(SIBLING_VOICES)
     pitch = rng.randint(80, 99)
+    lines = rng.sample(SIBLING_LINES, len(SIBLING_LINES))
+    plan = ["line", "shout"] + ["laugh"] * rng.randint(1, 2)
+    rng.shuffle(plan)
     out = [0.0] * N
     t = rng.uniform(0.0, 0.4)
-    lines = rng.sample(SIBLING_LINES, len(SIBLING_LINES))
-    laughs_left = rng.randint(1, 2)
     while t < CLIP_SECONDS - 0.5:
-        choice = rng.random()
-        if laughs_left and choice < 0.3:
-            laughs_left -= 1
-            part, gain = laughter(rng), rng.uniform(0.5, 0.9)
-        elif choice < 0.5:
-            shout = escape(rng.choice(SIBLING_SHOUTS))
-            text = f'<speak><prosody pitch="x-high" volume="x-loud" rate="fast">{shout}</prosody></speak>'
-            part, gain = trim_silence(speak(text, voice, rng.randint(200, 250), 99, ssml=True)), 1.0
-        else:
-            part = trim_silence(speak(lines.pop(), voice, rng.randint(190, 240), pitch))
-            gain = rng.uniform(0.5, 0.8)
-        part = scaled(part, gain / (peak(part) or 1.0))
+        kind = plan.pop(0) if plan else rng.choice(("line", "line", "shout"))
+        part = sibling_part(kind, rng, voice, pitch, lines)
         add_into(out, part, int(t * SR))
         t += len(part) / SR + rng.uniform(0.15, 0.7)
     return out
@@ -776,7 +792,8 @@ def noise_machine(kind, rng):
     rate, phase = rng.uniform(0.1, 0.2), rng.uniform(0.0, 2.0 * math.pi)
     rumble = lowpass(brown(N, rng), rng.uniform(600.0, 1200.0))
     wash = highpass(pink(N, rng), 800.0)
-    mixed = [a / (rms(rumble) or 1.0) + 0.6 * b / (rms(wash) or 1.0) for a, b in zip(rumble, wash)]
+    rumble_gain, wash_gain = 1.0 / (rms(rumble) or 1.0), 0.6 / (rms(wash) or 1.0)
+    mixed = [rumble_gain * a + wash_gain * b for a, b in zip(rumble, wash)]
     swell = [0.25 + 0.75 * (0.5 - 0.5 * math.cos(2.0 * math.pi * rate * i / SR + phase)) ** 1.5
              for i in range(N)]
     return [v * s for v, s in zip(mixed, swell)]
@@ -864,7 +881,7 @@ def gen_cry(kind):
 def gen_cry_reverb(rng, i):
     cry = cry_track(rng.choice(("falling", "low", "falling", "hyper")), rng)
     distant = lowpass(cry, rng.uniform(2000.0, 4000.0))
-    return reverb(distant, rng.uniform(0.4, 0.8), rng.uniform(0.35, 0.6), damping=rng.uniform(0.2, 0.5))
+    return reverb(distant, rng.uniform(0.4, 0.8), rng.uniform(0.35, 0.6), damping=rng.uniform(0.15, 0.35))
 
 
 def gen_cry_over_machine(rng, i):
