@@ -137,6 +137,11 @@ def walk_noise_in_front(lis: Window, lis_api: Api, args, result: dict) -> str:
     lis.wait("the noise closed in the listener's state", lambda: all(
         a["state"] != "open" for a in notices(lis_api, "noise") if a["alertId"] == alert_id), timeout=5)
     result["tones_in_front"] = alarm(lis)["tones"]
+    # the monitor's card says when it last heard a sound
+    last = lis.wait("the card's last sound", lambda: (t := lis.d.execute_script(
+        "const e = document.querySelector('article.monitor-card .mc-noise'); return e ? e.textContent : ''"))
+        and t.startswith("Last sound") and t, timeout=5)
+    result["card_last_sound"] = last
     return alert_id
 
 

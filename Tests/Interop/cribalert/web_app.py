@@ -690,6 +690,16 @@ def walk_alert(page: Page, api: Api, result: dict) -> str:
     return alert_id
 
 
+def luminance(css: str) -> float:
+    """The relative luminance (0 black … 1 white) of a computed `rgb(…)`/`rgba(…)` colour."""
+    parts = [float(x) for x in re.findall(r"[\d.]+", css)[:3]]
+    def channel(c):
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in parts)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
 def walk_crying(page: Page, api: Api, result: dict) -> None:
     """A crying alert: its own look and buttons; Escape only closes it on this page (it stays open for everyone, so a
     reload shows it again); "Mute for 5 minutes" mutes it for everyone."""
@@ -791,6 +801,27 @@ def walk_settings_pages(page: Page, api: Api, result: dict) -> None:
     Select(page.d.find_element(By.ID, "auto-stream")).select_by_value("none")
     page.wait("the detection settings back", lambda: api.state()["settings"]["threshold"] == threshold
               and api.state()["settings"]["autoStream"] == "none", timeout=5)
+    # a dark screen for a dark room: the switch, and the device's own dark mode
+    def colours():
+        return page.d.execute_script(
+            "const b = getComputedStyle(document.body), h = document.querySelector('h1:not([hidden])');"
+            "return [document.documentElement.dataset.theme, b.backgroundColor, getComputedStyle(h || document.body).color]")
+    switch = page.control("Dark screen", tags=("input",))
+    page.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", switch)
+    switch.click()
+    theme, background, text = page.wait("the dark screen", lambda: (c := colours())[0] == "dark" and c, timeout=3)
+    if luminance(background) > 0.1 or luminance(text) < 0.5:
+        raise CheckFailed("dark screen", f"background {background}, text {text}")
+    page.screenshot("alert-preferences-dark")
+    page.control("Dark screen", tags=("input",)).click()
+    page.wait("the light screen again", lambda: colours()[0] == "light", timeout=3)
+    page.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme",
+                                                                         "value": "dark"}]})
+    page.wait("the device's dark mode followed", lambda: colours()[0] == "dark", timeout=3)
+    page.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme",
+                                                                         "value": "light"}]})
+    page.wait("the device's light mode followed", lambda: colours()[0] == "light", timeout=3)
+    result["dark_screen"] = {"background": background, "text": text}
     page.click("Back", tags=("a",))
     page.wait_screen("settings")
 

@@ -32,6 +32,8 @@ public actor ListenerWebApp {
 
     private var connections: [String: (state: String, reason: String?)] = [:]
     private var statuses: [String: SafetyStatus] = [:]
+    /// When each monitor last heard a sound (its NOISE_EVENT's time, ms), this run.
+    private var lastNoise: [String: Int64] = [:]
     private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
     /// Noises, lost links and refusals, raised here like alerts.
     private var notices = LocalNotices()
@@ -123,6 +125,7 @@ public actor ListenerWebApp {
             notices.unauthorized(monitorId: monitorId, name: PeerName.sanitized(name), message: message)
         case .noise(let monitorId, let name, let event):
             notices.noise(monitorId: monitorId, name: PeerName.sanitized(name), event: event)
+            lastNoise[monitorId] = max(lastNoise[monitorId] ?? 0, event.timestamp)
             // The monitor's automatic stream for this noise: its offer will name no monitor.
             if let automatic = event.autoStreamSessionId { opened[automatic] = monitorId }
             try? database.recordReceivedEvent(
@@ -203,6 +206,7 @@ public actor ListenerWebApp {
                         "connection": .string(connection?.state ?? "connecting"),
                         "reason": connection?.reason.map { .string($0) } ?? .null,
                         "safety": statuses[monitor.monitorId].map(WebAPI.json) ?? .null,
+                        "lastNoiseAt": lastNoise[monitor.monitorId].map { .number(Double($0)) } ?? .null,
                     ]
                 }),
             "alerts": .array(

@@ -67,6 +67,52 @@ function formatTime(ms) {
     return TIME_FORMAT.format(new Date(ms));
 }
 
+/**
+ * The dark screen: on when the parent chose it on this device ("Dark screen", kept in localStorage), or when the
+ * device itself is in dark mode. Sets html[data-theme]; style.css does the rest.
+ */
+const Theme = (() => {
+    const KEY = "cribcall.darkScreen";
+    const media = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+    const chosen = () => {
+        try {
+            return localStorage.getItem(KEY) === "on";
+        } catch (_) {
+            return false;
+        }
+    };
+    function apply() {
+        const dark = chosen() || (!!media && media.matches);
+        document.documentElement.dataset.theme = dark ? "dark" : "light";
+        const meta = document.querySelector('meta[name="theme-color"]');
+        if (meta) meta.content = dark ? "#0B0F14" : "#F9FAFB";
+    }
+    if (media && media.addEventListener) media.addEventListener("change", apply);
+    apply();
+    return Object.freeze({
+        apply,
+        get chosen() { return chosen(); },
+        choose(on) {
+            try {
+                if (on) localStorage.setItem(KEY, "on");
+                else localStorage.removeItem(KEY);
+            } catch (_) {
+                // storage refused (a private window): this page still follows the switch until it reloads
+            }
+            apply();
+            if (on && !chosen()) document.documentElement.dataset.theme = "dark";
+        },
+    });
+})();
+
+/** How long ago `ms` was, in calm words: "just now", "3 min ago", "2 h 5 min ago". */
+function ago(ms, now = Date.now()) {
+    const minutes = Math.max(0, Math.floor((now - ms) / 60000));
+    if (minutes < 1) return "just now";
+    if (minutes < 60) return `${minutes} min ago`;
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min ago`;
+}
+
 /** 19200 → "5h 20m"; 1200 → "20m". */
 function formatDuration(sec) {
     const minutes = Math.max(0, Math.round((Number(sec) || 0) / 60));

@@ -562,6 +562,7 @@ const MonitorCards = (() => {
             reason: h("p", { class: "mc-reason small", hidden: true }),
             alert: h("p", { class: "mc-alert", hidden: true }),
             safety: h("p", { class: "mc-safety" }),
+            noise: h("p", { class: "mc-noise small muted" }),
             chips: h("ul", { class: "mc-chips", "aria-label": "Movement and position", hidden: true }),
             player: h("div", { class: "mc-player" }),
             actions: h("div", { class: "mc-actions" }),
@@ -574,8 +575,19 @@ const MonitorCards = (() => {
         },
         h("div", { class: "mc-head" }, parts.icon,
             h("div", { class: "mc-title" }, parts.name, h("p", { class: "mc-conn" }, parts.dot, parts.conn))),
-        parts.reason, parts.alert, parts.safety, parts.chips, parts.player, parts.actions, parts.error);
-        return { el, parts };
+        parts.reason, parts.alert, parts.noise, parts.safety, parts.chips, parts.player, parts.actions, parts.error);
+        return { el, parts, lastNoiseAt: null };
+    }
+
+    /** "Last sound 3 min ago (21:04)", kept current by the screen's tick. */
+    function drawNoise(card) {
+        const at = card.lastNoiseAt;
+        setText(card.parts.noise, at ? `Last sound ${ago(at)} (${formatTime(at)})` : "No sound noticed yet");
+    }
+
+    /** Refreshes the "Last sound … ago" lines (every second, from the screen's tick; the text changes by minutes). */
+    function tick() {
+        for (const card of cards.values()) drawNoise(card);
     }
 
     function update(state) {
@@ -606,6 +618,8 @@ const MonitorCards = (() => {
 
     function draw(card, m, state) {
         const p = card.parts;
+        card.lastNoiseAt = typeof m.lastNoiseAt === "number" ? m.lastNoiseAt : null;
+        drawNoise(card);
         const connection = CONNECTION_WORDS[m.connection] ? m.connection : "connecting";
         setText(p.name, m.name || "Monitor");
         setText(p.conn, CONNECTION_WORDS[connection]);
@@ -705,6 +719,7 @@ const MonitorCards = (() => {
 
     return Object.freeze({
         update,
+        tick,
         get confirming() { return confirming; },
         set confirming(value) { confirming = value; },
         error(monitorId, words) {
@@ -743,6 +758,10 @@ defineScreen("monitors", {
     update(state) {
         MonitorCards.update(state);
         drawNotifyCard();
+    },
+
+    tick() {
+        MonitorCards.tick();
     },
 
     actions: {

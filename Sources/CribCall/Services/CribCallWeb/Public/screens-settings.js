@@ -81,6 +81,11 @@ defineScreen("alert-prefs", {
                 this.volumeSaving = false;
             }, 300);
         });
+        const dark = $("#dark-screen");
+        dark.addEventListener("change", () => {
+            Theme.choose(dark.checked);
+            announce(`Dark screen ${dark.checked ? "on" : "off"}.`);
+        });
         const override = $("#override-silent");
         override.addEventListener("change", () => this.save({ overrideSilentMode: override.checked },
             `Override Silent Mode ${override.checked ? "on" : "off"}.`));
@@ -89,9 +94,20 @@ defineScreen("alert-prefs", {
         $("#vib-support").hidden = Sounds.canVibrate();
         // The monitor's detection settings (FR7): each change is saved at once, and the monitor uses it at once.
         const threshold = $("#sound-threshold");
-        threshold.addEventListener("input", () => setText($("#sound-threshold-value"), threshold.value));
-        threshold.addEventListener("change", () => this.saveDetection({ threshold: Number(threshold.value) },
-            `Sound alert level ${threshold.value}.`));
+        threshold.addEventListener("input", () => {
+            this.thresholdSaving = true;
+            setText($("#sound-threshold-value"), threshold.value);
+        });
+        threshold.addEventListener("change", () => {
+            // arrow keys change it step by step: only the level it stops at is saved (in order, never an older one),
+            // and the state's older value does not overwrite it meanwhile
+            this.thresholdSaving = true;
+            clearTimeout(this.thresholdTimer);
+            this.thresholdTimer = setTimeout(async () => {
+                await this.saveDetection({ threshold: Number(threshold.value) }, `Sound alert level ${threshold.value}.`);
+                this.thresholdSaving = false;
+            }, 300);
+        });
         for (const select of $$("select[data-detection]", el)) {
             select.addEventListener("change", () => {
                 const key = select.dataset.detection;
@@ -125,10 +141,11 @@ defineScreen("alert-prefs", {
             setText($("#volume-value"), `${v}%`);
         }
         $("#override-silent").checked = app.overrideSilentMode !== false;
+        $("#dark-screen").checked = Theme.chosen;
         const settings = state.settings;
         if (state.role !== "monitor" || !settings) return;
         const threshold = $("#sound-threshold");
-        if (document.activeElement !== threshold) {
+        if (!this.thresholdSaving && document.activeElement !== threshold) {
             threshold.value = String(settings.threshold);
             setText($("#sound-threshold-value"), String(settings.threshold));
         }
