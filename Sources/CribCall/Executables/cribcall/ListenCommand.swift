@@ -41,7 +41,9 @@ struct ListenCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("on-noise"),
-        help: "What a noise alert does from now on: notify (default) or open (start the monitor's automatic stream).")
+        help: ArgumentHelp(
+            "What a noise alert does from now on: notify (default) or open (play the monitor's sound: its automatic "
+                + "stream, or one this listener asks for when the monitor sends none)."))
     var onNoise: String?
 
     @Option(

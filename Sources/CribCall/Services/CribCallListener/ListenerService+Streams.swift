@@ -248,6 +248,16 @@ extension ListenerService {
         streams[sessionId] = LiveStream(monitorId: monitorId, mediaType: nil, automatic: true, token: newToken())
     }
 
+    /// NOISE_EVENT with no automatic stream (the monitor's auto-stream is off): with `onNoise` = `open` the listener
+    /// asks for a sound stream of that monitor itself, unless one of it plays or is being opened already. Its
+    /// outcome comes as the usual stream events (a refusal: nothing opens; the noise was shown all the same).
+    func openOnNoise(monitorId: String) {
+        guard mediaEngine != nil, (try? database.listenerOnNoise()) == .open,
+            !streams.values.contains(where: { $0.monitorId == monitorId })
+        else { return }
+        Task { [weak self] in _ = try? await self?.openStream(monitorId: monitorId, mediaType: .audio) }
+    }
+
     /// WEBRTC_OFFER: a receiver for the stream takes it and answers. An offer for no stream of ours (e.g. one this
     /// listener restarted without) is ended, so the monitor frees the sender.
     private func remoteOffer(_ offer: SessionDescription, monitorId: String) async {

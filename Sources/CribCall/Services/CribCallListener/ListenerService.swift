@@ -563,6 +563,8 @@ public actor ListenerService {
                     // The automatic stream is open or ended before the next message (its WEBRTC_OFFER) is read.
                     if let sessionId = event.autoStreamSessionId, event.replayed != true {
                         await offeredAutomaticStream(sessionId, monitorId: monitor.monitorId)
+                    } else if event.replayed != true {
+                        openOnNoise(monitorId: monitor.monitorId)
                     }
                 case .safetyStatus(let status):
                     report.yield(.safetyStatus(monitorId: monitor.monitorId, monitorName: monitor.name, status: status))

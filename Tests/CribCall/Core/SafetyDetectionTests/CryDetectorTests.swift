@@ -111,9 +111,7 @@ struct CryDetectorTests {
         return (lines, figures, heardBy)
     }
 
-    @Test(
-        "the held-out set (another generator, never used for tuning): precision and recall printed for the README",
-        .timeLimit(.minutes(3)))
+    @Test("the held-out set (another generator, never used for tuning): precision and recall printed for the README")
     func heldOutSet() async throws {
         guard let python = InteropPeers.python, (try? Subprocess.resolve("espeak-ng")) != nil else {
             Issue.record("the held-out set needs the test venv's Python and espeak-ng; make test installs both")

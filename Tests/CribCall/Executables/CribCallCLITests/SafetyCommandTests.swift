@@ -10,6 +10,23 @@ struct SafetyCommandTests {
         try await Subprocess.run(try Subprocess.builtProduct("cribcall"), arguments)
     }
 
+    /// `cribcall monitor --safety` on the test pattern with `data` (its data directory), once it says it is ready.
+    static func safetyMonitor(_ data: [String]) async throws -> BackgroundProcess {
+        let monitor = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            [
+                "monitor", "--safety", "--video-source", "test", "--audio-source", "test:silence", "--port", "0",
+                "--json", "--no-discovery",
+            ] + data)
+        do {
+            try await monitor.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
+        } catch {
+            _ = await monitor.stop()
+            throw error
+        }
+        return monitor
+    }
+
     @Test("a trigger raises the alert with evidence; an unknown kind is a usage error; safetyAlerts=off refuses it")
     func trigger() async throws {
         let directory = try Subprocess.temporaryDirectory("cribcall-safety")
@@ -18,14 +35,8 @@ struct SafetyCommandTests {
         let nobody = try await cribcall(["alert", "trigger", "crying"] + data)
         #expect(nobody.status == 1 && nobody.stderrText.contains("no monitor runs with the data directory"))
 
-        let monitor = try BackgroundProcess(
-            try Subprocess.builtProduct("cribcall"),
-            [
-                "monitor", "--safety", "--video-source", "test", "--audio-source", "test:silence", "--port", "0",
-                "--json", "--no-discovery",
-            ] + data)
+        let monitor = try await Self.safetyMonitor(data)
         defer { Task { await monitor.stop() } }
-        try await monitor.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
         #expect(
             await monitor.line(timeout: .seconds(30)) {
                 $0.contains(#""event":"safety_status""#) && $0.contains(#""monitoring":"active""#)
@@ -64,14 +75,8 @@ struct SafetyCommandTests {
         let data = ["--data-dir", directory.path]
         // The area the browser walk draws: the ball leaves it for about 3 s every 7 s.
         #expect(try await cribcall(["settings", "set", "sleepArea=0.2,0.1,0.6,0.8"] + data).status == 0)
-        let monitor = try BackgroundProcess(
-            try Subprocess.builtProduct("cribcall"),
-            [
-                "monitor", "--safety", "--video-source", "test", "--audio-source", "test:silence", "--port", "0",
-                "--json", "--no-discovery",
-            ] + data)
+        let monitor = try await Self.safetyMonitor(data)
         defer { Task { await monitor.stop() } }
-        try await monitor.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
         let active = await monitor.line(timeout: .seconds(30)) {
             $0.contains(#""event":"safety_status""#) && $0.contains(#""monitoring":"active""#)
         }
@@ -84,8 +89,10 @@ struct SafetyCommandTests {
             else { return nil }
             return object["monitoring"] as? String
         }
+        // From the first judgement on (a loaded machine may report "waiting for the camera" first).
+        let judged = states.drop { $0 != "active" }
         var changes: [String] = []
-        for (before, after) in zip(states, states.dropFirst()) where before != after { changes.append(after) }
+        for (before, after) in zip(judged, judged.dropFirst()) where before != after { changes.append(after) }
         #expect(changes.count <= 1, "monitoring went \(changes)")
     }
 }

@@ -288,6 +288,26 @@ struct ListenerStreamTests {
         await rig.stop()
     }
 
+    @Test("onNoise=open with the monitor's auto-stream off: the listener opens a sound stream itself, once")
+    func openOnNoiseWithoutAutoStream() async throws {
+        let rig = try await StreamRig(autoStream: .none, onNoise: .open)
+        try await rig.monitor.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 90, durationMs: 600))
+        let started = await rig.heard.wait { if case .streamStarted = $0 { true } else { false } }
+        guard case .streamStarted(let monitorId, let sessionId, let mediaType)? = started else {
+            Issue.record("no stream opened on the noise: \(rig.heard.all)")
+            await rig.stop()
+            return
+        }
+        #expect(monitorId == rig.monitorId && mediaType == .audio)
+        #expect(!rig.monitorEvents.all.contains { if case .streamStarted(_, _, _, true) = $0 { true } else { false } })
+        // A second noise while it plays opens no second stream.
+        try await rig.monitor.reportNoise(NoiseDetection(offsetMs: 0, peakLevel: 90, durationMs: 600))
+        _ = await rig.heard.wait { if case .noise(_, _, let event) = $0 { event.seq == 2 } else { false } }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await rig.monitor.activeStreams.count == 1, "one stream: \(sessionId)")
+        await rig.stop()
+    }
+
     @Test("onNoise=open and pinStream: the automatic stream stays past its time until the listener ends it")
     func autoStreamPinned() async throws {
         let rig = try await StreamRig(autoStream: .audio, autoStreamSec: 10, onNoise: .open)

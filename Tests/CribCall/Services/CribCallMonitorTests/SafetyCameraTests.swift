@@ -68,6 +68,15 @@ struct SafetyCameraTests {
         return pixels
     }
 
+    /// A monitor watching a capture that frames are pushed into (320×240, OpenCV's faces), and the watching task.
+    static func watchedCapture() throws -> (MonitorHarness, VideoCapture, Task<Void, Never>) {
+        let harness = try MonitorHarness()
+        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
+        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let service = harness.service
+        return (harness, capture, Task { await service.watchSafety(camera: capture) })
+    }
+
     /// Pushes `scene(frameNumber)` into the capture at 5 frames a second, in real time, for `seconds`.
     static func play(_ capture: VideoCapture, seconds: Double, from start: Int, scene: (Int) -> [UInt8]) async {
         let count = Int(seconds * 5)
@@ -80,11 +89,8 @@ struct SafetyCameraTests {
     @Test("a face seen, then covered: face_covered 5 s after it was last seen; seen again: on back")
     func coveredFace() async throws {
         guard let head = try await FacePicture.head(size: 120, for: "the covered-face test") else { return }
-        let harness = try MonitorHarness()
-        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
-        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let (harness, capture, watching) = try Self.watchedCapture()
         let service = harness.service
-        let watching = Task { await service.watchSafety(camera: capture) }
         defer { watching.cancel() }
         let visible = Self.room(head: head)
         let covered = Self.room(head: head, covered: true)
@@ -125,11 +131,8 @@ struct SafetyCameraTests {
     @Test("a baby that turns away with a large movement: on_stomach (high), position on stomach")
     func turnsOver() async throws {
         guard let head = try await FacePicture.head(size: 120, for: "the turning test") else { return }
-        let harness = try MonitorHarness()
-        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
-        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let (harness, capture, watching) = try Self.watchedCapture()
         let service = harness.service
-        let watching = Task { await service.watchSafety(camera: capture) }
         defer { watching.cancel() }
         await Self.play(capture, seconds: 3, from: 0) { _ in Self.room(head: head) }
         // The turn: the head moves across the cot over a second, then stays turned away.
@@ -146,11 +149,8 @@ struct SafetyCameraTests {
     @Test("a head lying askew or turning in the cot (20°, 35°, −45°) is still seen: no face alert")
     func headAskew() async throws {
         guard let head = try await FacePicture.head(size: 120, for: "the head-turn test") else { return }
-        let harness = try MonitorHarness()
-        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
-        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let (harness, capture, watching) = try Self.watchedCapture()
         let service = harness.service
-        let watching = Task { await service.watchSafety(camera: capture) }
         defer { watching.cancel() }
         await Self.play(capture, seconds: 3, from: 0) { _ in Self.room(head: head, angle: 0) }
         // The head turns over a second, lies askew, turns the other way.
@@ -169,11 +169,8 @@ struct SafetyCameraTests {
     @Test("an adult leaning in (a face twice the baby's) hides the baby's face: no face alert")
     func adultLeaningIn() async throws {
         guard let head = try await FacePicture.head(size: 120, for: "the adult test") else { return }
-        let harness = try MonitorHarness()
-        let capture = try VideoCapture(source: .pushed(width: 320, height: 240))
-        try #require(capture.detectsFaces, "facedetect (gstreamer1.0-opencv) and opencv-data must be installed")
+        let (harness, capture, watching) = try Self.watchedCapture()
         let service = harness.service
-        let watching = Task { await service.watchSafety(camera: capture) }
         defer { watching.cancel() }
         await Self.play(capture, seconds: 4, from: 0) { _ in Self.room(head: head, angle: 0, scale: 0.7) }
         let baby = await service.safetyStatus
