@@ -75,6 +75,13 @@ public final class ToukanUploader: RecordingUploading {
         try await client.shutdown()
     }
 
+    deinit {
+        // An uploader dropped without shutdown() (a command or a test that ended by an error first) must neither
+        // leak its connections nor trip AsyncHTTPClient's debug check (it crashed a whole test run): the client
+        // shuts down in the background, keeping itself alive until done. After shutdown() this fails quietly.
+        client.shutdown().whenComplete { _ in }
+    }
+
     public func upload(_ recording: Recording, file: URL, report: @escaping @Sendable (UploadEvent) -> Void) async
         -> UploadOutcome
     {

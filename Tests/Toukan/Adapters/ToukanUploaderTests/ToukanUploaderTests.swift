@@ -17,6 +17,18 @@ struct ToukanUploaderTests {
                 streamChunkSize: 16 << 10, connectTimeout: .seconds(2), readTimeout: .seconds(30)))
     }
 
+    @Test("an uploader dropped without shutdown() closes by itself (it crashed the whole test process before)")
+    func droppedWithoutShutdown() async throws {
+        for _ in 0..<3 {
+            // As a command or a test that ends by an error before its shutdown() leaves it.
+            let uploader = Self.uploader(port: 9)
+            #expect(uploader.configuration.connectTimeout == .seconds(2))
+        }
+        let shutDown = Self.uploader(port: 9)
+        try await shutDown.shutdown()
+        try await Task.sleep(for: .milliseconds(200))  // the background shutdowns finish; the process lives on
+    }
+
     @Test(
         "POST /upload: the file arrives byte-identical under field `file`, with the Idempotency-Key, progress to the end"
     )
