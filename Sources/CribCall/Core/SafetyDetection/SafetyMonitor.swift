@@ -213,7 +213,14 @@ public struct SafetyMonitor: Sendable {
             now = at
             let areaMoved = new.area != settings.area
             settings = new
-            if areaMoved { restartDetectors(at: at) }
+            if areaMoved {
+                // A new sleep area is a new picture: judged afresh from its first frame, with no dwell carried
+                // over from the old one (it kept the setup check's placement failing for 10 s after a redraw).
+                judgement = nil
+                unjudgeableSince = nil
+                judgeableSince = nil
+                restartDetectors(at: at)
+            }
             refreshActivity(at: now)
         }
         actions += emitStatus(at: now)

@@ -150,6 +150,18 @@ struct SafetyMonitorTests {
         #expect(run.alerts.map(\.kind) == [.faceCovered])
     }
 
+    @Test("a new sleep area is judged afresh: stale in the old one, active with the first judgeable frame of the new")
+    func newAreaJudgedAfresh() {
+        var run = Run()
+        run.feed(seconds: 5, judgement: .empty)
+        #expect(run.lastStatus?.monitoring == .stale)
+        var settings = run.monitor.settings
+        settings.area = try! SleepArea(x: 0.1, y: 0.1, width: 0.8, height: 0.8)
+        run.send(.settings(settings, at: run.now))
+        run.feed(seconds: 1)
+        #expect(run.lastStatus?.monitoring == .active, "no 10 s dwell carried over from the old area")
+    }
+
     @Test("unable to judge for 3 minutes: said once (not while alerts are off or held); judging again: said too")
     func cannotJudgeNotice() {
         func told(_ run: Run) -> [String] {
