@@ -44,11 +44,12 @@ struct VideoCaptureTests {
         let first = try #require(frames.first)
         #expect(first.width == 160 && first.height == 120 && first.pixels.count == 160 * 120)
         // About 5 a second: the typical spacing is 200 ms; a machine loaded by other work may drop a late frame
-        // (the capture keeps up rather than queueing), so single gaps may be longer.
+        // (the capture keeps up rather than queueing), so single gaps may be longer, and `videorate` may then take
+        // the test pattern's next frame (15 a second) early: 133 ms.
         let spacing = zip(frames, frames.dropFirst()).map { $1.timestamp - $0.timestamp }.sorted()
         let median = spacing[spacing.count / 2]
         #expect(median >= .milliseconds(150) && median <= .milliseconds(250), "\(spacing)")
-        #expect(spacing.allSatisfy { $0 >= .milliseconds(150) && $0 <= .milliseconds(1000) }, "\(spacing)")
+        #expect(spacing.allSatisfy { $0 >= .milliseconds(100) && $0 <= .milliseconds(1000) }, "\(spacing)")
         if capture.detectsFaces { #expect(frames.allSatisfy { $0.faces == [] }, "a ball is not a face") }
         let picture = try #require(capture.latestPicture)
         #expect(picture.jpeg.starts(with: [0xFF, 0xD8]) && picture.jpeg.count < 50_000, "\(picture.jpeg.count) bytes")
