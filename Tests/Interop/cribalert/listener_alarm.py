@@ -20,6 +20,8 @@ play (muted at the output by --mute-audio) and the notifications are still shown
    closed (not open again on reload).
 3. A noise, the tab behind another tab: the page constructs a Notification "A sound in <monitor>" while hidden or
    unfocused, and plays the tones.
+   Then "Notifications" off in Alert Preferences (the switch): the next noise behind plays the tones and shows
+   no Notification; the switch on again.
 4. The link lost, the tab behind: prints {"event": "stop-monitor"} (the caller kills the monitor, as a power cut
    would) and waits for the listener's api/state to have "Lost the link to <monitor>" open; back in front, the
    page shows it full screen (high severity) and a Notification for it was shown while hidden; tones played.
@@ -195,6 +197,40 @@ def walk_noise_behind(lis: Window, lis_api: Api, args, result: dict, first: str)
     lis.click("Dismiss")
 
 
+def set_notifications(lis: Window, lis_api: Api, on: bool) -> None:
+    """The "Notifications" switch in Alert Preferences, as a parent turns it: stored in the listener's state."""
+    lis.d.execute_script("location.hash = '#/settings/alerts'")
+    switch = lis.control("Notifications")
+    if switch.is_selected() != on:
+        switch.click()
+    wait_api(f"notifications {'on' if on else 'off'} in the listener's state",
+             lambda: lis_api.state()["app"].get("notifications") is on, timeout=10)
+
+
+def walk_notifications_off(lis: Window, lis_api: Api, args, result: dict) -> None:
+    """Notifications off (seed 000 FR7.2): a noise behind another tab still rings, with no notification."""
+    title = f"A sound in {args.monitor_name}"
+    set_notifications(lis, lis_api, False)
+    lis.screenshot("notifications-off")
+    seen = {a["alertId"] for a in notices(lis_api, "noise")}
+    before = alarm(lis)
+    other = hide(lis)
+    wait_api("a noise while notifications are off", lambda: any(
+        a["alertId"] not in seen and a["state"] == "open" for a in notices(lis_api, "noise")), timeout=40)
+    time.sleep(1.5)
+    show(lis, other)
+    now = alarm(lis)
+    shown = [n for n in now["notifications"][len(before["notifications"]):] if n["title"] == title]
+    if shown:
+        raise CheckFailed("notifications off", f"a notification was shown all the same: {shown}")
+    if now["tones"] <= before["tones"]:
+        raise CheckFailed("notifications off", "the alarm did not sound (only the notification is turned off)")
+    lis.wait(f"the alert {title!r} on coming back", lambda: (d := dialog(lis)) and d["title"] == title)
+    lis.click("Dismiss")
+    set_notifications(lis, lis_api, True)
+    lis.d.execute_script("location.hash = '#/monitors'")
+
+
 def walk_link_lost(lis: Window, lis_api: Api, args, result: dict) -> None:
     title = f"Lost the link to {args.monitor_name}"
     before = alarm(lis)
@@ -265,6 +301,7 @@ def run(args, browser: Browser, result: dict, on_ready) -> None:
         ("start", lambda: walk_start(lis, lis_api, args, result)),
         ("noise_in_front", lambda: result.__setitem__("first", walk_noise_in_front(lis, lis_api, args, result))),
         ("noise_behind", lambda: walk_noise_behind(lis, lis_api, args, result, result["first"])),
+        ("notifications_off", lambda: walk_notifications_off(lis, lis_api, args, result)),
         ("link_lost", lambda: walk_link_lost(lis, lis_api, args, result)),
         ("link_back", lambda: walk_link_back(lis, lis_api, args, result)),
     ]:

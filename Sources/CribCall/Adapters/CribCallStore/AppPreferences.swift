@@ -22,6 +22,10 @@ public struct AppPreferences: Sendable, Hashable, Codable {
     public var overrideSilentMode = true
     /// `heartbeat` (recommended), `sos` or `continuous`.
     public var vibration = "heartbeat"
+    /// System notifications for alerts (seed 000 FR7.2, "enable/disable notifications"): the app's notification
+    /// while its page is behind another, and `cribcall listen`'s desktop notification. The alarm's sound and the
+    /// full-screen alert are not affected.
+    public var notifications = true
 
     public init() {}
 
@@ -43,6 +47,7 @@ public struct AppPreferences: Sendable, Hashable, Codable {
         overrideSilentMode =
             try container.decodeIfPresent(Bool.self, forKey: .overrideSilentMode) ?? defaults.overrideSilentMode
         vibration = try container.decodeIfPresent(String.self, forKey: .vibration) ?? defaults.vibration
+        notifications = try container.decodeIfPresent(Bool.self, forKey: .notifications) ?? defaults.notifications
     }
 
     /// Checks every field.

@@ -103,7 +103,11 @@ public struct ListenRequest: Sendable {
                 if case .unauthorized(let monitorId, _, _) = event { refused.withLock { _ = $0.insert(monitorId) } }
                 let line = self.json ? event.json.canonicalString : event.text
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
-                if let notification = event.desktopNotification { notifications?.yield(notification) }
+                // Notifications off in the app's Alert Preferences (the same database): the line above only.
+                if let notification = event.desktopNotification, (try? database.appPreferences().notifications) != false
+                {
+                    notifications?.yield(notification)
+                }
                 await streams.observe(event, openOnConnect: target != nil)
                 await app?.observe(event)
             }

@@ -12,7 +12,7 @@ extension ListenerEvent {
         case .noise(let id, let name, let noise):
             [
                 "event": "noise", "monitorId": .string(id), "monitorName": .string(name),
-                "seq": .number(Double(noise.seq)),
+                "seq": .number(Double(noise.seq)), "eventId": .string(noise.eventId),
                 "peakLevel": .number(Double(noise.peakLevel)), "timestamp": .number(Double(noise.timestamp)),
                 "replayed": .bool(noise.replayed ?? false),
             ]

@@ -68,6 +68,7 @@ enum WebAPI {
                     case "volume": set(&preferences.volume, value, key, &problems)
                     case "overrideSilentMode": set(&preferences.overrideSilentMode, value, key, &problems)
                     case "vibration": set(&preferences.vibration, value, key, &problems)
+                    case "notifications": set(&preferences.notifications, value, key, &problems)
                     default: problems.append("unknown preference \(key.prefix(40))")
                     }
                 }
@@ -128,6 +129,7 @@ enum WebAPI {
             "sleepLocation": .string(preferences.sleepLocation), "alertSound": .string(preferences.alertSound),
             "volume": .number(Double(preferences.volume)),
             "overrideSilentMode": .bool(preferences.overrideSilentMode), "vibration": .string(preferences.vibration),
+            "notifications": .bool(preferences.notifications),
         ]
     }
 

@@ -52,7 +52,7 @@ struct ListenerPresentationTests {
         let alert = ListenerEvent.noise(monitorId: "m1", monitorName: "Nursery", event: noise)
         #expect(
             alert.json.canonicalString
-                == #"{"event":"noise","monitorId":"m1","monitorName":"Nursery","peakLevel":82,"replayed":true,"seq":7,"timestamp":1750000000000}"#
+                == #"{"event":"noise","eventId":"e7","monitorId":"m1","monitorName":"Nursery","peakLevel":82,"replayed":true,"seq":7,"timestamp":1750000000000}"#
         )
         #expect(alert.text.hasPrefix("🔔 Missed alert from \"Nursery\" — peak level 82 (#7, "))
         let started = ListenerEvent.streamStarted(monitorId: "m1", sessionId: "s", mediaType: .audio)

@@ -19,15 +19,19 @@ struct MonitorWebAppTests {
         #expect(first["role"]?.stringValue == "monitor")
         #expect(first["app"]?["disclaimerAccepted"]?.boolValue == false)
         #expect(first["app"]?["alertSound"]?.stringValue == "calm-chime")
-        let saved = try await rig.post("api/app", #"{"disclaimerAccepted": true, "babyName": " Liam "}"#)
+        #expect(first["app"]?["notifications"]?.boolValue == true)
+        let saved = try await rig.post(
+            "api/app", #"{"disclaimerAccepted": true, "babyName": " Liam ", "notifications": false}"#)
         #expect(saved.status == 200)
         #expect(try rig.json(saved)["app"]?["babyName"]?.stringValue == "Liam")
+        #expect(try rig.json(saved)["app"]?["notifications"]?.boolValue == false)
         await rig.stop()
 
         let again = try await WebRig(database: database)
         let state = try await again.state()
         #expect(state["app"]?["disclaimerAccepted"]?.boolValue == true)
         #expect(state["app"]?["babyName"]?.stringValue == "Liam")
+        #expect(state["app"]?["notifications"]?.boolValue == false)
         await again.stop()
     }
 
@@ -42,6 +46,7 @@ struct MonitorWebAppTests {
             (#"{"alertSound": "siren"}"#, "calm-chime, soft-melody or clear-pulse"),
             (#"{"colour": "red"}"#, "unknown preference colour"),
             (#"{"volume": 10, "vibration": "buzz"}"#, "heartbeat, sos or continuous"),
+            (#"{"notifications": "off"}"#, "notifications must be true or false"),
             (#"[1]"#, "must be a JSON object"),
             (#"{"#, "not JSON"),
         ]

@@ -119,6 +119,7 @@ const Alerts = (() => {
     /** A system notification for an alert; a click brings the page (and its dialog) to the front. */
     function notify(alert) {
         if (!("Notification" in window) || Notification.permission !== "granted") return;
+        if (((Live.state && Live.state.app) || {}).notifications === false) return; // turned off in Alert Preferences
         try {
             const from = alert.monitorName && !alert.local ? ` (${alert.monitorName})` : "";
             const shown = new Notification(`${alert.title || "Something was noticed"}${from}`, {

@@ -86,6 +86,14 @@ defineScreen("alert-prefs", {
             Theme.choose(dark.checked);
             announce(`Dark screen ${dark.checked ? "on" : "off"}.`);
         });
+        const notifications = $("#notifications-on");
+        notifications.addEventListener("change", async () => {
+            if (notifications.checked && "Notification" in window && Notification.permission === "default") {
+                await Notification.requestPermission().catch(() => {});
+            }
+            this.save({ notifications: notifications.checked },
+                `Notifications ${notifications.checked ? "on" : "off"}.`);
+        });
         const override = $("#override-silent");
         override.addEventListener("change", () => this.save({ overrideSilentMode: override.checked },
             `Override Silent Mode ${override.checked ? "on" : "off"}.`));
@@ -141,6 +149,11 @@ defineScreen("alert-prefs", {
             setText($("#volume-value"), `${v}%`);
         }
         $("#override-silent").checked = app.overrideSilentMode !== false;
+        $("#notifications-on").checked = app.notifications !== false;
+        const blocked = "Notification" in window && Notification.permission === "denied";
+        setText($("#notifications-blocked"), blocked ? "This browser blocks notifications from this page: allow "
+            + "them in its site settings, or keep the page in front." : "");
+        $("#notifications-blocked").hidden = !blocked || app.notifications === false;
         $("#dark-screen").checked = Theme.chosen;
         const settings = state.settings;
         if (state.role !== "monitor" || !settings) return;
