@@ -62,12 +62,14 @@ PIP_TEST_PACKAGES += h2==4.4.1 hyperframe==6.1.0 hpack==4.2.0
 SECONDS ?= 600
 DEMO_DIR := .demo
 
-.PHONY: help demo test test-stress build deps-test deps-demo venv fuzz bench clean check-swift format lint
+.PHONY: help demo test test-stress soak build deps-test deps-demo venv fuzz bench clean check-swift format lint
 
 help:
 	@echo "make demo            build and run the end-to-end demonstration"
 	@echo "make test            install what tests need, build, run every test"
 	@echo "make test-stress     the whole suite RUNS=3 times with both cores kept busy (finds timing flakes)"
+	@echo "make soak [MINUTES=60]  a compressed night of CribCall (monitor, two listeners, Chromium; link cuts, a"
+	@echo "                     new address, a power cut): fails on a lost alert or on growth; MINUTES=480 for a night"
 	@echo "make fuzz SECONDS=N [TARGET=upload-parsers]  libFuzzer for N seconds over the control channel's frames,"
 	@echo "                     JSON and messages (default), or Toukan's multipart, tus metadata and audio sniffing"
 	@echo "make bench           release-build and run the benchmarks"
@@ -156,6 +158,13 @@ demo: deps-demo
 	@ARGUS_HUB=$$($(SWIFT) build -c release --show-bin-path)/argus-hub \
 		ARGUS=$$($(SWIFT) build -c release --show-bin-path)/argus \
 		CRIBCALL=$$($(SWIFT) build -c release --show-bin-path)/cribcall DEMO_DIR=$(DEMO_DIR) ./scripts/demo-argus.sh
+
+# Not part of `make test`: an hour by default (MINUTES=480 for a whole night); the report is in .build/soak/.
+MINUTES ?= 60
+soak: deps-test
+	$(SWIFT) build --build-tests
+	HOMEAPPS_PYTHON=$(abspath $(PYTHON)) HOMEAPPS_SOAK_MINUTES=$(MINUTES) $(SWIFT) test --skip-build \
+		--filter CribCallEndToEndTests.SoakTests
 
 bench: deps-test
 	$(SWIFT) build -c release --product sound-detection-benchmark

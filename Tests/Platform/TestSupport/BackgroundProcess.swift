@@ -110,6 +110,13 @@ public final class BackgroundProcess: @unchecked Sendable {
         try? input?.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     }
 
+    /// Closes the program's stdin (it must have been started with `acceptsInput`): end of input, which a program
+    /// can take as its cue to finish — unlike SIGTERM, it cannot be blocked by an inherited signal mask.
+    public func closeInput() {
+        precondition(input != nil, "BackgroundProcess: started without acceptsInput")
+        try? input?.fileHandleForWriting.close()
+    }
+
     /// The process id.
     public var processIdentifier: Int32 { process.processIdentifier }
 

@@ -288,7 +288,7 @@ struct WAVLevel {
 /// The two hosts of a test: the monitor's data in namespace A, the listener's in namespace B.
 struct TwoHouseholdDevices {
     let network: MDNSNetwork
-    let cribcall: String
+    var cribcall: String
     let monitorDirectory: URL
     let listenerDirectory: URL
 
