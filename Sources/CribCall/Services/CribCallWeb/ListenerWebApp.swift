@@ -37,6 +37,11 @@ public actor ListenerWebApp {
     private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
     /// Noises, lost links and refusals, raised here like alerts.
     private var notices = LocalNotices()
+    /// Monitors whose safety monitoring has not judged since when (paused or stale), and why: after
+    /// ``cannotJudgeAfter`` the parent is told out loud here, as the monitor's own app tells (issue 32, item 10).
+    private var unjudged: [String: (since: ContinuousClock.Instant, reason: String)] = [:]
+    /// How long a monitor may not judge before its notice rings (the monitor's own notice waits as long).
+    let cannotJudgeAfter: Duration
     private var streams: [String: (monitorId: String, mediaType: MediaType, state: String)] = [:]
     /// When a stream the monitor is about to stop ends (ms since 1970; STREAM_ENDING_SOON), until it is kept live.
     private var endingAt: [String: Int64] = [:]
@@ -76,8 +81,10 @@ public actor ListenerWebApp {
     ///   - browser: Finds monitors on the LAN for pairing (nil: pairing needs an address).
     public init(
         identity: DeviceIdentity, name: String, database: CribCallDatabase, connector: any ControlConnector,
-        fallback: (any MediaEngine)?, browser: (any ServiceBrowser)?, version: String
+        fallback: (any MediaEngine)?, browser: (any ServiceBrowser)?, version: String,
+        cannotJudgeAfter: Duration = .seconds(3 * 60)
     ) {
+        self.cannotJudgeAfter = cannotJudgeAfter
         let (signals, signal) = AsyncStream.makeStream(of: BrowserMediaEngine.Signal.self)
         let media = BrowserMediaEngine(fallback: fallback) { signal.yield($0) }
         self.signals = signals
@@ -109,6 +116,35 @@ public actor ListenerWebApp {
 
     // MARK: the listener's events
 
+    /// A monitor that stops judging (paused, stale) is noted; one still not judging ``cannotJudgeAfter`` later gets
+    /// a ringing notice, which closes when it judges again.
+    private func judged(_ status: SafetyStatus, monitorId: String) {
+        guard status.monitoring != .active else {
+            unjudged[monitorId] = nil
+            notices.judgingAgain(monitorId: monitorId)
+            return
+        }
+        let reason = status.reason ?? status.monitoring.rawValue
+        if let known = unjudged[monitorId] {
+            unjudged[monitorId] = (known.since, reason)
+            return
+        }
+        let since = ContinuousClock.now
+        unjudged[monitorId] = (since, reason)
+        let wait = cannotJudgeAfter
+        Task { [weak self] in
+            try? await Task.sleep(for: wait)
+            await self?.stillUnjudged(monitorId: monitorId, since: since)
+        }
+    }
+
+    private func stillUnjudged(monitorId: String, since: ContinuousClock.Instant) {
+        guard let known = unjudged[monitorId], known.since == since else { return }
+        let minutes = Int(((ContinuousClock.now - since) / .seconds(60)).rounded(.down))
+        notices.cannotJudge(monitorId: monitorId, reason: known.reason, minutes: max(1, minutes))
+        schedulePush()
+    }
+
     /// Takes in one of the listener's events (all of them pass here, in order).
     public func observe(_ event: ListenerEvent) {
         switch event {
@@ -118,10 +154,12 @@ public actor ListenerWebApp {
         case .linkLost(let monitorId, let name, let reason):
             connections[monitorId] = ("link_lost", reason)
             statuses[monitorId] = nil
+            unjudged[monitorId] = nil  // the lost link's own notice says more
             notices.linkLost(monitorId: monitorId, name: PeerName.sanitized(name))
         case .unauthorized(let monitorId, let name, let message):
             connections[monitorId] = ("unauthorized", message)
             statuses[monitorId] = nil
+            unjudged[monitorId] = nil
             notices.unauthorized(monitorId: monitorId, name: PeerName.sanitized(name), message: message)
         case .noise(let monitorId, let name, let event):
             notices.noise(monitorId: monitorId, name: PeerName.sanitized(name), event: event)
@@ -134,6 +172,7 @@ public actor ListenerWebApp {
                     timestamp: event.timestamp, peakLevel: event.peakLevel, severity: nil))
         case .safetyStatus(let monitorId, _, let status):
             statuses[monitorId] = status
+            judged(status, monitorId: monitorId)
         case .safetyAlert(let monitorId, _, let alert):
             guard !alerts.contains(where: { $0.alert.alertId == alert.alertId }) else { break }
             alerts.insert((monitorId, alert, nil), at: 0)

@@ -21,12 +21,12 @@ struct ListenerWebAppTests {
         let server: LocalWebServer
         let listening: Task<Void, Never>
 
-        init(_ rig: WebRig) async throws {
+        init(_ rig: WebRig, cannotJudgeAfter: Duration = .seconds(180)) async throws {
             let identity = try DeviceIdentity.generate(now: Date())
             let app = ListenerWebApp(
                 identity: identity, name: "Mum", database: try CribCallDatabase.inMemory(),
                 connector: rig.network.connector(identity: PeerCertificate(identity: identity)), fallback: nil,
-                browser: nil, version: "test")
+                browser: nil, version: "test", cannotJudgeAfter: cannotJudgeAfter)
             self.app = app
             await app.start()
             let service = app.service
@@ -278,6 +278,42 @@ struct ListenerWebAppTests {
         await app.observe(.unauthorized(monitorId: "m1", monitorName: "Nursery", message: "this listener was unpaired"))
         let refused = try await alerts("unauthorized")
         #expect(refused.first?["body"]?.stringValue?.contains("pair with Nursery again") == true, "\(refused)")
+        await parent.stop()
+        await rig.stop()
+    }
+
+    @Test(
+        "a monitor that cannot judge for the notice's time rings here too; one that judges again closes it; a short pause rings nothing"
+    )
+    func cannotJudgeNotice() async throws {
+        let rig = try await WebRig()
+        let parent = try await Parent(rig, cannotJudgeAfter: .milliseconds(300))
+        let app = parent.app
+        func notices() async throws -> [JSONValue] {
+            try await parent.state()["alerts"]?.arrayValue?.filter { $0["kind"]?.stringValue == "cannot_judge" } ?? []
+        }
+        func status(_ seq: Int64, _ monitoring: MonitoringState, _ reason: String? = nil) -> ListenerEvent {
+            .safetyStatus(
+                monitorId: "m1", monitorName: "Nursery",
+                status: SafetyStatus(seq: seq, monitoring: monitoring, reason: reason, updatedAt: 0))
+        }
+        // Stale, then active again before the notice's time: nothing rings, then or later.
+        await app.observe(status(1, .stale, "too dark to judge"))
+        await app.observe(status(2, .active))
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await notices().isEmpty)
+        // Stale and still stale (a second status with another reason does not restart the wait): one notice.
+        await app.observe(status(3, .stale, "too dark to judge"))
+        await app.observe(status(4, .paused, "camera disconnected"))
+        try await eventually("the cannot-judge notice") { try await notices().count == 1 }
+        let notice = try #require(try await notices().first)
+        #expect(notice["state"]?.stringValue == "open")
+        #expect(notice["title"]?.stringValue == "Monitoring cannot see your baby")
+        #expect(notice["body"]?.stringValue?.contains("camera disconnected") == true, "\(notice)")
+        // Judging again closes it, saying so.
+        await app.observe(status(5, .active))
+        let closed = try #require(try await notices().first)
+        #expect(closed["state"]?.stringValue == "okay" && closed["note"]?.stringValue == "Monitoring can see again.")
         await parent.stop()
         await rig.stop()
     }
