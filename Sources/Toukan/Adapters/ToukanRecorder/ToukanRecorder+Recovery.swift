@@ -7,8 +7,9 @@ extension ToukanRecorder {
     static let recoveryElements = ["filesrc", "qtdemux", "aacparse", "mp4mux", "filesink"]
 
     /// Finalises a recording left by a recorder that did not stop (killed, a power cut, a full disk) into a normal
-    /// .m4a: `filesrc ! qtdemux ! aacparse ! mp4mux ! filesink`. Every complete fragment is kept; a truncated last
-    /// fragment is dropped (qtdemux stops at it). Works on a finished recording too (a plain remux).
+    /// .m4a: `filesrc ! qtdemux ! aacparse ! mp4mux ! filesink`. Every complete fragment is kept; of a truncated
+    /// last fragment, the samples whose bytes are all on disk are kept and the rest is dropped (qtdemux stops at the
+    /// cut). Works on a finished recording too (a plain remux).
     ///
     /// - Parameters:
     ///   - partial: The fragmented file as it was left. It is not changed.
