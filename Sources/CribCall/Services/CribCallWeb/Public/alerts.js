@@ -62,6 +62,29 @@ const Alerts = (() => {
         }
     }
 
+    /**
+     * Forgets what the page knew of alerts the state no longer lists (it lists the newest ones; an alert that left
+     * it does not come back), unless one is on screen or still open: a page kept open all night would otherwise
+     * hold every alert of the night, pictures included (measured by make soak: +37 MiB of JS heap per night).
+     * `heard` keeps only ids (so an alert never rings twice), the newest HEARD_KEPT of them.
+     */
+    function forget(listed) {
+        const keep = new Set(listed.map((a) => a.alertId));
+        for (const [id, alert] of known) {
+            if (keep.has(id) || id === shown || alert.state === "open") continue;
+            known.delete(id);
+            dismissed.delete(id);
+            mine.delete(id);
+            notified.delete(id);
+        }
+        for (const id of heard) {
+            if (heard.size <= HEARD_KEPT) break;
+            if (!keep.has(id) && !known.has(id)) heard.delete(id); // the oldest first: a Set keeps insertion order
+        }
+    }
+
+    const HEARD_KEPT = 2000;
+
     /** An alert's state changed: say so when it was not this page's own doing. */
     function changed(alert) {
         // a notice of this listener's own (a noise, a lost link) says itself what closed it, or nothing
@@ -374,6 +397,7 @@ const Alerts = (() => {
             const app = state.app || {};
             if (!(state.role === "monitor" ? app.setupComplete : app.disclaimerAccepted)) return;
             for (const a of (state.alerts || [])) learn(a);
+            forget(state.alerts || []);
             refresh();
         },
         /** A stream started or ended: a listener's alert preview follows it. */
