@@ -4,58 +4,69 @@ all night: every full-screen alert it shows is recorded and answered, and the pa
 
     soak_browser.py --listener-url http://127.0.0.1:P/s/S/ [--monitor-name Nursery] [--artifacts DIR]
                     [--sample-seconds 60] [--launch-timeout 120] [--answer-after 1] [--safety-answer close|okay]
-                    [--duration S]
+                    [--stuck-seconds 30] [--duration S]
 
 The listener must already run, paired with one monitor. Nothing is started here but one headless Debian Chromium
 (/usr/bin/chromium + /usr/bin/chromedriver, web_app.py's flags and --enable-precise-memory-info) at 390×844, set up
 as listener_alarm.py does: the notification permission granted through DevTools, listener_alarm's OBSERVERS (the
-alarm's WebAudio tones and the page's Notifications, counted) and two more observers installed before the page's
-own scripts: every `state` event of the page's EventSource is read for the alerts that newly became open (what the
-page *received*), and the page's uncaught exceptions and unhandled rejections are kept. Then the welcome
-("Continue") and Monitors, until the monitor's card says "Connected" (listener_alarm's first step), and
-{"event": "ready"}.
+alarm's WebAudio tones and the page's Notifications, counted) and SOAK_OBSERVERS below, both before the page's own
+scripts: every `state` event of the page's EventSource is read for the alerts that newly became open (what the page
+*received*), every alert the page puts into its dialog is noted (between polls too), and the page's uncaught
+exceptions and unhandled rejections are kept. Then the welcome ("Continue") and Monitors, until the monitor's card
+says "Connected" (listener_alarm's first step). The app makes no sound before the page has had a user activation
+(sounds.js) and, past the welcome, nothing asks for one: when the welcome was not shown (a listener whose
+disclaimer was accepted before), the parent touches the page once, on a heading (reported as active_at_start:
+false). Then {"event": "ready"}.
 
-Then, about every 0.5 s, one script reads the page: the alert on screen (its alertId, from the app's test hook
+Then, about every 0.5 s, one script reads the page: the alert on screen (its alertId from the app's test hook
 window.cribalert.snapshot().alertShown, and the page's own time of showing it), the card's connection words, the
-counters. What the app does with several alerts (alerts.js): the newest open alert not dismissed on this page is
-shown; a newer one takes the screen from the one shown, which comes back once the newer one is answered if it is
-still open; and the listener itself keeps one open notice per monitor and kind, so a new noise closes the noise
-still open (quietly) and takes its place. So:
-- `shown` counts an alert (one entry per alertId) when a poll found it on screen; a noise replaced by the next one
-  within one poll, or a replayed "Missed: a sound in …" followed at once by another, was received but never on
-  screen at a poll: such ids are listed in `received_not_shown` (what the page's state had open, never seen on
-  screen), not in `shown`. `times_shown` > 1: it left the screen (replaced) and came back.
-- An entry's `at` is the page's own time of showing it (unix ms), `closed_ms` the time from `at` to when a poll last
-  saw it gone from the screen, `closed_by` how: "answered" (clicked here), "itself" (no longer open in the page's
-  state: a lost link that is back, a noise replaced by the next), "replaced" (still open, another alert in front),
-  "hidden" (still open, nothing on screen: the page put it away itself); null while on screen.
-- Answering, --answer-after seconds after it appeared, as a parent would: a noise ("A sound in …", "Missed: a sound
-  in …") and a crying alert with "Dismiss"; the other safety alerts (no "Dismiss") with the × "Close alert" (both
-  close it on this page only; --safety-answer okay presses "Mark as okay" instead, which acts for everyone). A "Lost
-  the link to …" (and the listener's other notices: a monitor that refuses it, monitoring that cannot judge) is
-  never answered: it must close by itself; one still on screen --stuck-seconds after the card says "Connected"
-  again is a failure, and so is an answered alert that stays on screen after three clicks.
+counters. Everything the loop runs in the page goes through DevTools' Runtime.evaluate, and taps through
+Input.dispatchMouseEvent: under chromedriver 156 every WebDriver execute_script (and every element it hands back)
+leaves memory in the page, which would read as the page's own growth.
 
-Every --sample-seconds (after DevTools' HeapProfiler.collectGarbage, so that the heap figures are comparable over
-a night) one line: {"event": "sample", "t": s since ready, "shown": {kind: count}, "tones": n, "notifications": n,
+What the app does with several alerts (alerts.js): the newest open alert not dismissed on this page is shown,
+whatever its severity; a newer one takes the screen from the one shown, which comes back once the newer one is
+answered if it is still open. The listener keeps one open notice per monitor and kind, so a new noise closes the
+noise still open (quietly) and takes its place. So:
+- `shown` has one entry per alertId found on screen by a poll. One that a newer alert replaced within the same poll
+  (a noise and a crying alert from one cry, a burst after a lost link) is in `received_not_shown` (open in the
+  page's state, never on screen at a poll), with "drawn": true when the page did put it in its dialog in between.
+  `times_shown` > 1: it left the screen (replaced) and came back.
+- An entry's `at` is the page's own time of showing it (unix ms), `closed_ms` the time from `at` to when a poll last
+  saw it leave the screen, `closed_by` how: "answered" (tapped here since it appeared), "itself" (no longer open in
+  the page's state: a lost link that is back, a noise replaced by the next), "replaced" (still open, another alert
+  in front), "hidden" (still open, nothing on screen); null while on screen.
+- Answering, --answer-after seconds after it appeared, as a parent would (a tap on the button, only while that alert
+  is still the one shown and nothing covers the button): a noise ("A sound in …", "Missed: a sound in …") and a
+  crying alert with "Dismiss"; the other safety alerts (no "Dismiss") with the × "Close alert" (both close it on
+  this page only; --safety-answer okay taps "Mark as okay" instead, which acts for everyone). A "Lost the link to
+  …" (and the listener's other notices: a monitor that refuses it, monitoring that cannot judge) is never answered:
+  it must close by itself. A problem: one still on screen --stuck-seconds after the card says "Connected" again, an
+  answered alert still on screen after three taps (5 s apart), the page loaded again.
+
+Every --sample-seconds (after DevTools' HeapProfiler.collectGarbage, so that the heap figures are comparable over a
+night) one line: {"event": "sample", "t": s since ready, "shown": {kind: count}, "tones": n, "notifications": n,
 "js_heap_used": performance.memory.usedJSHeapSize, "dom_nodes": elements in the document, "console_errors": n,
-"connection": the card's connection words ("Connected", "Link lost — reconnecting…"), "received": n alerts the
-page's state brought open, "state_events": n, "state_alerts": entries in the last state, "event_listeners" and
+"connection": the card's words ("Connected", "Link lost — reconnecting…"), "received": alerts the page's state
+brought open, "state_events": n, "state_alerts": entries in the last state, "event_listeners" and
 "nodes_incl_detached": DevTools' Performance.getMetrics JSEventListeners and Nodes, "on_screen": kind or null}.
 
-It runs until SIGTERM or SIGINT, until its stdin reaches EOF (keep a pipe open), or for --duration seconds, then
-prints ONE JSON line: {"ok": true|false, "shown": [{"alertId", "kind", "title", "severity", "at", "closed_ms",
-"closed_by", "times_shown", "answered"}, …], "received_not_shown": [{"alertId", "kind", "title", "at"}, …], "tones":
-n, "notifications": n, "console_errors": [first 20 SEVERE entries], "console_error_count": n, "page_errors": [first
-20], "problems": [...], "samples": n, "duration_s": s, "failure": "…" (when not ok), …}. ok is false when the page
-threw (an uncaught exception or rejection, or a SEVERE console entry that is not a network one: those are counted
-and listed, not failed on) or a problem above was seen. Progress goes to stderr, one terse line per event. On a
-failure the screenshot and the console go to --artifacts (failure.png, console.json, console-severe.json). Alert
-ids: a monitor's safety alert keeps its alertId (the monitor's `--json` safety_alert line); a noise is
-"noise-<eventId>" of the monitor's `--json` noise line; a lost link is "link-<n>-<random>".
+It runs until SIGTERM or SIGINT, until its stdin reaches EOF (when stdin is a pipe, a socket or a terminal), or for
+--duration seconds, then prints ONE JSON line: {"ok": true|false, "shown": [{"alertId", "kind", "title",
+"severity", "at", "closed_ms", "closed_by", "times_shown", "answered", "buttons"}, …], "received_not_shown":
+[{"alertId", "kind", "title", "at", "drawn"}, …], "tones": n, "notifications": n, "console_errors": [the first 20
+SEVERE messages], "console_error_count": n, "page_errors": [the first 20], "problems": […], "samples": n,
+"last_sample": {…}, "duration_s": s, "active_at_start": bool, "on_screen_at_end": alertId or null, "failure": "…"
+(when not ok), …}. ok is false when the page threw (an uncaught exception or rejection, or a SEVERE console entry
+that is not a network one: network ones are counted and listed, not failed on) or a problem above was seen.
+Progress goes to stderr, one terse line per event. On a failure a screenshot and the console go to --artifacts
+(failure.png, console.json, console-severe.json).
+
+Alert ids: a monitor's safety alert keeps its alertId (the monitor's and the listener's `--json` safety_alert line);
+a noise is "noise-<eventId>", the eventId of the monitor's `--json` noise line; a lost link "link-<n>-<random>".
 
 Exit status: 0 passed, 1 a check failed (or the browser went away), 2 the environment is not usable, 3
---launch-timeout fired (or --duration's hard limit).
+--launch-timeout fired (or, with --duration, the run outlived it by 10 minutes).
 
 Needs: apt-get install chromium chromium-driver; pip install selenium==4.51.0.
 """
@@ -67,6 +78,7 @@ import json
 import os
 import re
 import signal
+import stat
 import sys
 import threading
 import time
@@ -97,7 +109,7 @@ NO_TIMEOUT_S = 10 * 365 * 86400
 SOAK_OBSERVERS = r"""
 (() => {
     const soak = { doc: Math.random().toString(36).slice(2), received: [], open: [], alerts: 0, stateEvents: 0,
-                   errors: [] };
+                   errors: [], drawn: [] };
     Object.defineProperty(window, "__soak", { value: soak });
     const Real = window.EventSource;
     if (Real) {
@@ -126,6 +138,18 @@ SOAK_OBSERVERS = r"""
             }
         };
     }
+    // Every alert the page puts in its dialog, between polls too (a mutation of the dialog, then the test hook's
+    // alertShown): what a poll missed because a newer one took its place at once.
+    document.addEventListener("DOMContentLoaded", () => {
+        const layer = document.getElementById("alert-layer");
+        if (!layer) return;
+        let last = null;
+        new MutationObserver(() => {
+            const id = window.cribalert && !layer.hidden ? window.cribalert.snapshot().alertShown : null;
+            if (id && id !== last && soak.drawn.length < 1000) soak.drawn.push(id);
+            last = id;
+        }).observe(layer, { attributes: true, childList: true, subtree: true, characterData: true });
+    });
     const keep = (what) => { if (soak.errors.length < 100) soak.errors.push(String(what).slice(0, 500)); };
     window.addEventListener("error", (e) => keep(`${e.message} (${e.filename}:${e.lineno}:${e.colno})`));
     window.addEventListener("unhandledrejection",
@@ -133,7 +157,9 @@ SOAK_OBSERVERS = r"""
 })();
 """
 
-# One script a poll: everything the loop needs (with the growth figures when arguments[0] asks for a sample).
+# One script a poll: everything the loop needs (with the growth figures when arguments[0] asks). Run by `Evaluated`
+# (DevTools' Runtime.evaluate): WebDriver's execute_script leaves about 0.1–1 KB in the page's JS heap at every call
+# under chromedriver 156 (1.6 KB/s for this script at two a second), Runtime.evaluate by value nothing.
 POLL = r"""
 const soak = window.__soak, alarm = window.__alarm;
 const snap = window.cribalert ? window.cribalert.snapshot() : null;
@@ -147,6 +173,7 @@ const out = {
     tones: alarm ? alarm.tones : 0,
     notifications: alarm ? alarm.notifications.splice(0).length : 0,
     received: soak ? soak.received.splice(0) : [],
+    drawn: soak ? soak.drawn.splice(0) : [],
     open: soak ? soak.open : [],
     errors: soak ? soak.errors.splice(0) : [],
     stateEvents: soak ? soak.stateEvents : 0,
@@ -159,13 +186,62 @@ if (arguments[0]) {
 return out;
 """
 
-# The button to press on the alert `arguments[0]`, if that alert is still the one on screen.
+# Where to press on the alert `id` for `label`, if that alert is still the one on screen (the button brought into
+# view; null when another element would take the press).
 ANSWER_BUTTON = r"""
 const [id, label] = arguments;
 if (!window.cribalert || window.cribalert.snapshot().alertShown !== id) return null;
-return [...document.querySelectorAll("#alert-dialog button")].find((b) => b.offsetParent !== null
-    && (b.getAttribute("aria-label") || b.textContent.trim()) === label) || null;
+const b = [...document.querySelectorAll("#alert-dialog button")].find((e) => e.offsetParent !== null
+    && (e.getAttribute("aria-label") || e.textContent.trim()) === label);
+if (!b) return null;
+b.scrollIntoView({ block: "center" });
+const r = b.getBoundingClientRect();
+const x = r.left + r.width / 2, y = r.top + r.height / 2;
+const hit = document.elementFromPoint(x, y);
+return { x, y, covered: !(hit && b.contains(hit)) };
 """
+
+
+# Where a parent's first touch lands: a heading (the alert's title while one is shown), nothing that acts. The app
+# makes no sound before the page has had a user activation (sounds.js), and past the welcome nothing asks for one.
+FIRST_TOUCH = r"""
+const layer = document.getElementById("alert-layer");
+const target = layer && !layer.hidden ? document.getElementById("alert-title")
+    : document.querySelector("section[data-screen]:not([hidden]) h1");
+if (!target) return null;
+const r = target.getBoundingClientRect();
+return { x: r.left + Math.min(20, r.width / 2), y: r.top + r.height / 2,
+         active: navigator.userActivation.hasBeenActive };
+"""
+
+
+def evaluate(driver, expression: str):
+    """The value of `expression` in the page (DevTools' Runtime.evaluate, by value: nothing is kept in the page)."""
+    answer = driver.execute_cdp_cmd("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    if "exceptionDetails" in answer:
+        details = answer["exceptionDetails"]
+        said = (details.get("exception") or {}).get("description") or details.get("text", "?")
+        raise CheckFailed("page script", said)
+    return answer["result"].get("value")
+
+
+class Evaluated:
+    """Stands for a Window where listener_alarm's helpers only run a script (`w.d.execute_script`): the script runs
+    through `evaluate` instead, so that reusing them leaves nothing in the page either."""
+
+    def __init__(self, driver):
+        self.d = self
+        self.driver = driver
+
+    def execute_script(self, script: str, *args):
+        return evaluate(self.driver, f"(function () {{{script}\n}}).apply(null, {json.dumps(list(args))})")
+
+
+def press(driver, x: float, y: float) -> None:
+    """A tap as the browser's input gets it (a trusted click: pressed and released at x, y of the viewport)."""
+    for kind in ("mousePressed", "mouseReleased"):
+        driver.execute_cdp_cmd("Input.dispatchMouseEvent",
+                               {"type": kind, "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1})
 
 
 def emit(line: dict) -> None:
@@ -177,11 +253,13 @@ class Soak:
 
     def __init__(self, lis: Window, args, result: dict):
         self.lis = lis
+        self.page = Evaluated(lis.d)  # what the loop runs in the page goes through DevTools (see POLL)
         self.args = args
         self.result = result
         self.entries: dict[str, dict] = {}  # alertId → its entry in result["shown"]
         self.result["shown"] = self.shown = []
         self.received: dict[str, dict] = {}  # alertId → what the page's state said when it first came open
+        self.drawn: set[str] = set()  # every alertId the page put in its dialog (between polls too)
         self.clicks: dict[str, list[float]] = {}  # alertId → when it was clicked (monotonic)
         self.current: str | None = None  # the alertId on screen at the last poll
         self.current_since = 0.0
@@ -201,7 +279,7 @@ class Soak:
     # -- one poll ----------------------------------------------------------------------------------------------
 
     def poll(self, sample: bool = False) -> dict:
-        p = self.lis.d.execute_script(POLL, sample)
+        p = self.page.execute_script(POLL, sample)
         now = time.monotonic()
         if p["doc"] != self.doc:
             if self.doc is not None:  # the page was loaded again: its counters started from 0
@@ -216,6 +294,7 @@ class Soak:
             if r["alertId"] not in self.received:
                 self.received[r["alertId"]] = r
                 log("received", r["kind"], repr(r["title"]), r["alertId"])
+        self.drawn.update(p["drawn"])
         for e in p["errors"]:
             if len(self.page_errors) < 20:
                 self.page_errors.append(e)
@@ -256,7 +335,7 @@ class Soak:
             entry["closed_by"] = None
             log("shown again", entry["kind"], alert_id)
             return
-        shown = listener_alarm.dialog(self.lis) or {}
+        shown = listener_alarm.dialog(self.page) or {}
         info = self.received.get(alert_id) or self.from_api(alert_id)
         title = info.get("title") or shown.get("title")
         if shown.get("title") and title and shown["title"] != title:
@@ -309,15 +388,11 @@ class Soak:
             return
         label = self.label_for(entry)
         clicks.append(now)
-        try:
-            button = self.lis.d.execute_script(ANSWER_BUTTON, alert_id, label)
-            if button is None:
-                log("no", repr(label), "on", alert_id, "(replaced meanwhile?)")
-                return
-            button.click()
-        except WebDriverException as e:  # re-drawn or covered meanwhile: again at the next try
-            log("click", repr(label), "failed:", (e.msg or str(e)).strip().splitlines()[0][:160])
+        at = self.page.execute_script(ANSWER_BUTTON, alert_id, label)
+        if at is None or at["covered"]:  # replaced or covered meanwhile: again at the next try
+            log("no", repr(label), "to press on", alert_id, "(covered)" if at else "(replaced meanwhile?)")
             return
+        press(self.lis.d, at["x"], at["y"])
         entry["answered"] = True
         log("answered", entry["kind"], alert_id, "with", repr(label))
 
@@ -396,7 +471,8 @@ class Soak:
 
     def finish(self, started: float) -> None:
         self.result.update(
-            received_not_shown=[{k: r.get(k) for k in ("alertId", "kind", "title", "at")}
+            received_not_shown=[{**{k: r.get(k) for k in ("alertId", "kind", "title", "at")},
+                                 "drawn": alert_id in self.drawn}
                                 for alert_id, r in self.received.items() if alert_id not in self.entries],
             tones=self.tones, notifications=self.notifications, page_errors=self.page_errors,
             problems=self.problems, duration_s=round(time.monotonic() - started, 1), page_reloads=self.reloads,
@@ -408,8 +484,13 @@ class Soak:
 
 
 def watch_stdin(stop: threading.Event) -> None:
-    """Sets `stop` when stdin reaches EOF (the harness keeps a pipe open; closing it ends the soak)."""
+    """Sets `stop` when stdin reaches EOF (the harness keeps a pipe open; closing it ends the soak). Only a pipe, a
+    socket or a terminal is watched: /dev/null or a file would end the soak at once."""
     try:
+        mode = os.fstat(0).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(0)):
+            log("stdin is no pipe: not watched (only a signal or --duration ends the soak)")
+            return
         while os.read(0, 4096):
             pass
     except OSError as e:  # no stdin at all: only a signal or --duration ends the soak
@@ -433,11 +514,26 @@ def start_browser(args, browser: Browser, lis_api, result: dict) -> Window:
     return Window(driver, args, lis_api, result, driver.current_window_handle, "S")
 
 
+def touch_once(page: Evaluated, driver, result: dict) -> None:
+    """The parent touches the page once (when the welcome's "Continue" was not needed): sound is allowed from then
+    on. Reported as active_at_start (false when the welcome was skipped: the page had not been touched)."""
+    at = page.execute_script(FIRST_TOUCH)
+    if at is None:
+        raise CheckFailed("first touch", "no heading to touch on the page")
+    result["active_at_start"] = at["active"]
+    if not at["active"]:
+        press(driver, at["x"], at["y"])
+        log("touched the page once (no welcome: the app makes no sound before a touch)")
+    if not page.execute_script("return navigator.userActivation.hasBeenActive"):
+        raise CheckFailed("first touch", "the page does not count the touch as a user activation")
+
+
 def run(args, browser: Browser, result: dict, on_ready) -> None:
     lis_api = listener_alarm.check_environment(args)
     lis = start_browser(args, browser, lis_api, result)
     listener_alarm.walk_start(lis, lis_api, args, result)
     soak = Soak(lis, args, result)
+    touch_once(soak.page, lis.d, result)
     soak.poll()
     soak.drain_console()
     stop = threading.Event()

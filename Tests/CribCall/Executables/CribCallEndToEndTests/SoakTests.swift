@@ -394,6 +394,10 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
         let report = self.report(end: end, noise: raisedNoise.count, alerts: raisedAlerts.count)
         try report.write(to: artifacts.appendingPathComponent("report.md"), atomically: true, encoding: .utf8)
         try csv().write(to: artifacts.appendingPathComponent("samples.csv"), atomically: true, encoding: .utf8)
+        if let browser {
+            try (browser.output.joined(separator: "\n") + "\n").write(
+                to: artifacts.appendingPathComponent("browser.jsonl"), atomically: true, encoding: .utf8)
+        }
         print(report)
         for failure in failures { Issue.record(Comment(rawValue: failure)) }
     }
@@ -575,6 +579,16 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
                     reading.sample.threads, cpu)
             }
             lines.append("| \(Int(t / 60)) | " + cells.joined(separator: " | ") + " |")
+        }
+        if !heap.isEmpty {
+            let every = max(1, heap.count / 12)
+            let points = heap.enumerated().filter { $0.offset % every == 0 || $0.offset == heap.count - 1 }
+            lines += [
+                "",
+                "The page's JS heap after a forced GC, MiB, by minute: "
+                    + points.map { String(format: "%d: %.1f", Int($0.element.t / 60), $0.element.bytes / 1_048_576) }
+                    .joined(separator: " · ") + ".",
+            ]
         }
         lines += [
             "", "## Growth projected over 8 hours (least squares after a \(Int(warmUp / 60))-minute warm-up)", "",
