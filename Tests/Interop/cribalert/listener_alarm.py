@@ -27,6 +27,8 @@ play (muted at the output by --mute-audio) and the notifications are still shown
    page shows it full screen (high severity) and a Notification for it was shown while hidden; tones played.
 5. Prints {"event": "start-monitor"} (the caller starts the monitor again): the dialog closes by itself and the page
    says "The link to <monitor> is back."
+6. A high alert stays in front of a newer, lesser one: two alerts handed to the page's Alerts module (a covered
+   face, then a newer noise) show the covered face first, the noise once it is closed.
 
 Prints {"event": "ready"} once the browser is up (--timeout counts from there), the two events above, then one JSON
 line ({"ok": true, "noise_dialog_ms": …, "tones": …, "notifications": [...]}); progress goes to stderr. Exit status:
@@ -276,6 +278,29 @@ def walk_link_back(lis: Window, lis_api: Api, args, result: dict) -> None:
     lis.screenshot("link-back")
 
 
+def walk_high_in_front(lis: Window, lis_api: Api, args, result: dict) -> None:
+    """A high alert stays in front of a newer, lesser one (the page's order: severity, then time). Two alerts are
+    handed to the page's own Alerts module, as its state events hand them: "Baby's face may be covered" (high), then
+    a newer noise (an hour ahead: newer than any real one meanwhile); the high one is on screen, and after it is
+    closed the noise comes up."""
+    monitor_id = lis_api.state()["monitors"][0]["monitorId"]
+    lis.d.execute_script("""
+        const [monitorId, name, now] = arguments;
+        const base = {monitorId, monitorName: name, state: "open", body: "", buttons: []};
+        Alerts.receive({...base, alertId: "walk-high", kind: "face_covered", severity: "high",
+                        title: "Baby's face may be covered", detectedAt: now});
+        Alerts.receive({...base, alertId: "walk-noise", kind: "noise", severity: "medium",
+                        title: "A newer sound", detectedAt: now + 3600000});
+    """, monitor_id, args.monitor_name, int(time.time() * 1000))
+    shown = lis.wait("an alert on screen", lambda: dialog(lis))
+    if shown["title"] != "Baby's face may be covered":
+        raise CheckFailed("high in front", f"a newer medium alert covers the high one: {shown}")
+    lis.screenshot("high-in-front")
+    lis.click("Close alert")
+    lis.wait("the noise after the high alert", lambda: (d := dialog(lis)) and d["title"] == "A newer sound")
+    lis.click("Close alert")
+
+
 def check_environment(args) -> Api:
     web_app.check_browser_tools(args)
     api = web_app.app_api(args.listener_url, "listener")
@@ -304,6 +329,7 @@ def run(args, browser: Browser, result: dict, on_ready) -> None:
         ("notifications_off", lambda: walk_notifications_off(lis, lis_api, args, result)),
         ("link_lost", lambda: walk_link_lost(lis, lis_api, args, result)),
         ("link_back", lambda: walk_link_back(lis, lis_api, args, result)),
+        ("high_in_front", lambda: walk_high_in_front(lis, lis_api, args, result)),
     ]:
         t = time.monotonic()
         fn()

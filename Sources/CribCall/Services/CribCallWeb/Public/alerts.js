@@ -1,7 +1,7 @@
 // CribAlert web app: full-screen alerts (seed 003 §6.1–6.2), on the monitor and on a listener.
 //
-// The newest alert that is still open, and that was not dismissed on this page, is shown full screen as an
-// alertdialog. Its texts and buttons come from the monitor. "I am checking", "Mark as okay" and "Mute for 5
+// Of the alerts still open and not dismissed on this page, the most severe (high before the rest), and of those
+// the newest, is shown full screen as an alertdialog. Its texts and buttons come from the monitor. "I am checking", "Mark as okay" and "Mute for 5
 // minutes" act for everyone (the monitor: POST api/alerts/{id}/action; a listener: POST
 // api/alerts/{monitorId}/{id}/action, over its link to that monitor); "Dismiss", the close button and Escape only
 // close it here. When another device acts, the dialog says so (and closes for okay and mute). On a listener the
@@ -164,17 +164,28 @@ const Alerts = (() => {
         return alert.kind === "noise" && isListener() && !!Players.sessionOf(alert.monitorId);
     }
 
-    /** The alert to show: the newest open one not dismissed here; the one on screen stays while still relevant. */
+    /** High first (a face that may be covered, a baby on its stomach), then the rest. */
+    const rank = (alert) => (alert.severity === "high" ? 1 : 0);
+
+    /** Whether `a` goes in front of `b`: the more severe one, and of two as severe the newer one. */
+    const before = (a, b) => rank(a) > rank(b) || (rank(a) === rank(b) && (a.detectedAt || 0) > (b.detectedAt || 0));
+
+    /**
+     * The alert to show: of the open ones not dismissed here, the most severe, and of those the newest; the one on
+     * screen stays while still relevant unless one goes in front of it. A noise never covers a high alert (make
+     * soak saw "Baby's face may be covered" replaced by "A sound in Nursery" 2.4 s after it came up, and never back
+     * while sounds went on).
+     */
     function choose() {
-        let newest = null;
+        let best = null;
         for (const a of known.values()) {
             if (a.state !== "open" || dismissed.has(a.alertId) || listening(a)) continue;
-            if (!newest || (a.detectedAt || 0) > (newest.detectedAt || 0)) newest = a;
+            if (!best || before(a, best)) best = a;
         }
         const current = shown && known.get(shown);
         const currentStays = current && !dismissed.has(current.alertId)
             && (current.state === "open" || current.state === "checking");
-        if (newest && (!currentStays || (newest.detectedAt || 0) > (current.detectedAt || 0))) return newest;
+        if (best && (!currentStays || before(best, current))) return best;
         return currentStays ? current : null;
     }
 
