@@ -86,6 +86,20 @@ struct SafetyCameraTests {
         }
     }
 
+    /// The status once it says the face is visible, playing `scene` a second at a time for up to 7 s more (frame
+    /// numbers from `next` on, which it advances).
+    static func playUntilFaceVisible(
+        _ capture: VideoCapture, _ service: MonitorService, from next: inout Int, scene: () -> [UInt8]
+    ) async -> SafetyStatus? {
+        var status = await service.safetyStatus
+        for _ in 0..<7 where status?.faceVisible != true {
+            await play(capture, seconds: 1, from: next) { _ in scene() }
+            next += 5
+            status = await service.safetyStatus
+        }
+        return status
+    }
+
     @Test("a face seen, then covered: face_covered 5 s after it was last seen; seen again: on back")
     func coveredFace() async throws {
         guard let head = try await FacePicture.head(size: 120, for: "the covered-face test") else { return }
@@ -95,7 +109,10 @@ struct SafetyCameraTests {
         let visible = Self.room(head: head)
         let covered = Self.room(head: head, covered: true)
         await Self.play(capture, seconds: 3, from: 0) { _ in visible }
-        let seen = await service.safetyStatus
+        // A loaded machine may still be finding the face in the latest frames (seen once in a fresh-clone run
+        // beside make soak: on back, face not visible yet): the cot goes on as it is, a second at a time, up to 7 s.
+        var next = 15
+        let seen = await Self.playUntilFaceVisible(capture, service, from: &next) { visible }
         #expect(seen?.faceVisible == true && seen?.position == .onBack, "\(String(describing: seen))")
         let coveredAt = ContinuousClock.now
         let watch = Task {
@@ -110,7 +127,8 @@ struct SafetyCameraTests {
             }
             return ContinuousClock.now
         }
-        await Self.play(capture, seconds: 8, from: 15) { _ in covered }
+        await Self.play(capture, seconds: 8, from: next) { _ in covered }
+        next += 40
         watch.cancel()
         let alertAt: ContinuousClock.Instant? = await watch.value
         let alerts = harness.events.compactMap { if case .safetyAlert(let alert) = $0 { alert } else { nil } }
@@ -122,8 +140,9 @@ struct SafetyCameraTests {
         }
         #expect(alerts.first?.severity == .high && (alerts.first?.confidence ?? 0) > 0.8)
         #expect(alerts.first?.evidence?.jpegBytes?.starts(with: [0xFF, 0xD8]) == true, "the picture goes with it")
-        await Self.play(capture, seconds: 2, from: 55) { _ in visible }
-        let again = await service.safetyStatus
+        await Self.play(capture, seconds: 2, from: next) { _ in visible }
+        next += 10
+        let again = await Self.playUntilFaceVisible(capture, service, from: &next) { visible }
         #expect(again?.faceVisible == true && again?.position == .onBack, "\(String(describing: again))")
         await harness.stop()
     }
