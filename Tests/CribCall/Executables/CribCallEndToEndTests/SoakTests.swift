@@ -343,13 +343,13 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
         say("settling: every alert the monitor raised should reach both listeners")
         let end = now
         let raisedNoise = Set(monitors.flatMap { lan.monitorSeqs($0) })
-        let raisedAlerts = Set(monitors.flatMap { monitorAlertIds($0) })
+        let raisedAlerts = Set(monitors.flatMap { values($0, "safety_alert", "alertId") as [String] })
         let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
             let complete = [cli, web].allSatisfy { listener in
                 guard let listener else { return false }
-                return raisedNoise.isSubset(of: noiseSeqs(listener))
-                    && raisedAlerts.isSubset(of: alertIds(listener))
+                return raisedNoise.isSubset(of: values(listener, "noise", "seq") as [Int])
+                    && raisedAlerts.isSubset(of: values(listener, "safety_alert", "alertId") as [String])
             }
             if complete { break }
             try await Task.sleep(for: .seconds(2))
@@ -364,18 +364,9 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
 
         for (name, listener) in [("listener", cli), ("web listener", web)] {
             guard let listener else { continue }
-            let received = listener.output.compactMap(jsonObject).filter { $0["event"] as? String == "noise" }
-                .compactMap { $0["seq"] as? Int }
-            let lost = raisedNoise.subtracting(received).sorted()
-            let twice = Dictionary(grouping: received, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
-            if !lost.isEmpty { fail("\(name): \(lost.count) noise alerts never arrived (seq \(lost.prefix(20)))") }
-            if !twice.isEmpty { fail("\(name): \(twice.count) noise alerts arrived twice (seq \(twice.prefix(20)))") }
-            let alerts = listener.output.compactMap(jsonObject).filter { $0["event"] as? String == "safety_alert" }
-                .compactMap { $0["alertId"] as? String }
-            let lostAlerts = raisedAlerts.subtracting(alerts)
-            let alertsTwice = Dictionary(grouping: alerts, by: { $0 }).filter { $0.value.count > 1 }.keys
-            if !lostAlerts.isEmpty { fail("\(name): \(lostAlerts.count) safety alerts never arrived") }
-            if !alertsTwice.isEmpty { fail("\(name): \(alertsTwice.count) safety alerts arrived twice") }
+            checkDelivery(name, "noise alerts", raised: raisedNoise, received: values(listener, "noise", "seq"))
+            checkDelivery(
+                name, "safety alerts", raised: raisedAlerts, received: values(listener, "safety_alert", "alertId"))
             let lostLinks = listener.output.filter { lan.event($0) == "link_lost" }.count
             let back = listener.output.filter { lan.event($0) == "link_restored" }.count
             if lostLinks < drops { fail("\(name): said the link was lost \(lostLinks) times for \(drops) cuts") }
@@ -402,21 +393,21 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
         for failure in failures { Issue.record(Comment(rawValue: failure)) }
     }
 
-    func monitorAlertIds(_ monitor: BackgroundProcess) -> [String] {
-        monitor.output.compactMap(jsonObject).filter { $0["event"] as? String == "safety_alert" }
-            .compactMap { $0["alertId"] as? String }
+    /// `key` of every `--json` line of `process` whose event is `event`, in order.
+    func values<Value>(_ process: BackgroundProcess, _ event: String, _ key: String) -> [Value] {
+        process.output.compactMap(jsonObject).filter { $0["event"] as? String == event }.compactMap {
+            $0[key] as? Value
+        }
     }
 
-    func noiseSeqs(_ listener: BackgroundProcess) -> Set<Int> {
-        Set(
-            listener.output.compactMap(jsonObject).filter { $0["event"] as? String == "noise" }
-                .compactMap { $0["seq"] as? Int })
-    }
-
-    func alertIds(_ listener: BackgroundProcess) -> Set<String> {
-        Set(
-            listener.output.compactMap(jsonObject).filter { $0["event"] as? String == "safety_alert" }
-                .compactMap { $0["alertId"] as? String })
+    /// Fails for what was raised and never received, and for what was received twice.
+    func checkDelivery<Value: Hashable & Comparable>(
+        _ name: String, _ what: String, raised: Set<Value>, received: [Value]
+    ) {
+        let lost = raised.subtracting(received).sorted()
+        let twice = Dictionary(grouping: received, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        if !lost.isEmpty { fail("\(name): \(lost.count) \(what) never arrived (\(lost.prefix(20)))") }
+        if !twice.isEmpty { fail("\(name): \(twice.count) \(what) arrived twice (\(twice.prefix(20)))") }
     }
 
     /// Every stream the recording listener was offered played, outside the faults: its recording holds sound.
@@ -425,17 +416,17 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
     func checkStreams() {
         guard let cli else { return }
         let events = cli.output.compactMap(jsonObject)
-        var startedAt: [String: Double] = [:]
+        var started: Set<String> = []
         var files: [String: String] = [:]
         for event in events {
             guard let session = event["sessionId"] as? String else { continue }
             switch event["event"] as? String {
-            case "stream_started": startedAt[session] = 0
+            case "stream_started": started.insert(session)
             case "recording": files[session] = event["file"] as? String
             default: break
             }
         }
-        streams.started = startedAt.count
+        streams.started = started.count
         for (session, file) in files {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
             // A second of 48 kHz 16-bit audio, at least, in every recorded stream.
@@ -446,7 +437,7 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
             }
         }
         for event in events where event["event"] as? String == "stream_ended" {
-            guard let session = event["sessionId"] as? String, startedAt[session] == nil else { continue }
+            guard let session = event["sessionId"] as? String, !started.contains(session) else { continue }
             streams.neverStarted.append("\(session.prefix(8)): \(event["reason"] as? String ?? "")")
         }
         // Which of them fell in a fault is not in the listener's lines; allow one per fault.
