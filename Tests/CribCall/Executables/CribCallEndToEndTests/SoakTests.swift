@@ -23,7 +23,8 @@ import Testing
 /// listener that did not say the link was lost, or did not come back; a stream that did not play outside a
 /// fault; an alert the page did not show; a process that did not exit cleanly; growth (a least-squares slope after
 /// a warm-up) that would add, over 8 hours, more than ``Limits``. The figures (a table every few minutes, the
-/// slopes, the counts) go to `.build/soak/<time>/report.md`, every sample to `samples.csv`.
+/// slopes, the counts) go to `.build/soak/<time>/report.md`, every sample to `samples.csv` (rewritten each minute) and
+/// every line of progress to `progress.log`.
 @Suite(
     .heavy(cores: 1, "a monitor, two listeners and Chromium in network namespaces for an hour or a night"),
     .enabled(if: Limits.minutes != nil, "`make soak` runs it (HOMEAPPS_SOAK_MINUTES)"))
@@ -140,8 +141,19 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
     }
     var monitor: BackgroundProcess? { monitors.last }
 
+    /// Also appended to `progress.log` beside the report, so a night that is cut short still tells what it saw.
     func say(_ text: String) {
-        FileHandle.standardError.write(Data(String(format: "soak %6.0f s: %@\n", now, text).utf8))
+        let line = Data(String(format: "soak %6.0f s: %@\n", now, text).utf8)
+        FileHandle.standardError.write(line)
+        let log = artifacts.appendingPathComponent("progress.log")
+        if !FileManager.default.fileExists(atPath: log.path) {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+        }
+        if let handle = try? FileHandle(forWritingTo: log) {
+            _ = try? handle.seekToEnd()
+            try? handle.write(contentsOf: line)
+            try? handle.close()
+        }
     }
 
     func fail(_ text: String) {
@@ -329,6 +341,8 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
         {
             if heap.last?.t != at { heap.append((at, bytes)) }
         }
+        // Rewritten each minute: the curve so far survives a run that is killed before the morning.
+        try? csv().write(to: artifacts.appendingPathComponent("samples.csv"), atomically: true, encoding: .utf8)
         if let line = readings.last(where: { $0.role == "monitor" }) {
             say(
                 String(
