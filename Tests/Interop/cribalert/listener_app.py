@@ -41,6 +41,12 @@ dismissed as a parent would); web_app.py's helpers are reused (imported, not cop
    monitor (open_live_view_ms); "End" ends it.
 9. "Listen": a sound-only stream plays (no video received), the listener's api/state says it plays, the meter
    moves; "End" ends it.
+10. Monitoring ON/OFF (seed 000 §3.2, Monitor Home): the monitor's Monitor tab says "Monitoring: ON"; "Stop
+    monitoring" asks first ("Yes, stop monitoring"), then says "Monitoring: OFF". The listener is told within 5 s
+    (its api/state, monitoring_off_told_ms): its card says "Monitoring: OFF" with Listen and Video disabled, and
+    the notice "Monitoring is off at <monitor>" comes up full screen ("OK" closes it). While off, the monitor's
+    "Test: face covered" raises nothing and says why. "Start monitoring": "Monitoring: ON" again, the listener's
+    card is back, and a test alert reaches the listener once more.
 
 A PNG of every listener screen (L01-welcome.png, …) and of the monitor's screens, among them its pairing card with
 the PIN (M…-pairing-pin.png), goes to --artifacts. The browser's console is collected throughout and any SEVERE entry
@@ -581,6 +587,90 @@ def walk_listen(lis: Window, lis_api: Api, result: dict) -> None:
     walk_end(lis, lis_api, player["sessionId"], result, "listen-ended")
 
 
+def press_test_alert(mon: Window) -> None:
+    """The monitor page's Settings → "Test: face covered"."""
+    mon.use()
+    mon.click("Settings", tags=("a",))
+    mon.wait_screen("settings")
+    mon.click("Test: face covered")
+
+
+def monitoring_word(mon: Window) -> str:
+    return normalise(mon.d.find_element(By.ID, "monitoring-title").text)
+
+
+def walk_monitoring_switch(lis: Window, mon: Window, lis_api: Api, mon_api: Api, result: dict) -> None:
+    mon.use()
+    if mon.snapshot()["alertShown"]:  # the crying alert of an earlier step, still open on the monitor
+        mon.click("Dismiss")
+    mon.d.get(mon.d.current_url.split("#")[0] + "#/monitor")
+    mon.wait_screen("monitor")
+    mon.wait("Monitoring: ON", lambda: monitoring_word(mon) == "monitoring: on")
+    mon.click("Stop monitoring")
+    mon.wait("Stop monitoring? asked first", lambda: mon.d.find_element(By.ID, "monitoring-confirm").is_displayed())
+    mon.screenshot("stop-monitoring-asked")
+    t0 = time.monotonic()
+    mon.click("Yes, stop monitoring")
+    mon.wait("Monitoring: OFF", lambda: monitoring_word(mon) == "monitoring: off")
+    if mon_api.state()["settings"].get("monitoring") is not False:
+        raise CheckFailed("monitoring off", "the monitor's api/state still has monitoring on")
+    mon.screenshot("monitoring-off")
+    lis.use()
+    lis.wait("the listener told that monitoring is off", lambda: lis_api.state()["monitors"][0].get("monitoring")
+             == "off", timeout=5, poll=0.05)
+    result["monitoring_off_told_ms"] = ms_since(t0)
+    lis.wait("the card says Monitoring: OFF", lambda: "monitoring: off" in card_text(lis))
+    dialog = lis.wait("the notice on the listener", lambda: lis.snapshot()["alertShown"] and next(
+        iter(lis.d.find_elements(By.CSS_SELECTOR, "[role=alertdialog]")), None))
+    title = f"Monitoring is off at {lis_api.state()['monitors'][0]['name']}"
+    if dialog.accessible_name != title:
+        raise CheckFailed("monitoring off", f"the notice is named {dialog.accessible_name!r}, expected {title!r}")
+    lis.screenshot("monitoring-off-notice")
+    lis.click("OK")
+    lis.wait("the notice closed", lambda: lis.snapshot()["alertShown"] is None, timeout=5)
+    for name in ("Listen", "Video"):
+        buttons = [e for e in lis.d.find_elements(By.CSS_SELECTOR, "article.monitor-card button")
+                   if e.is_displayed() and e.accessible_name == name]
+        if not buttons or any(e.is_enabled() for e in buttons):
+            raise CheckFailed("monitoring off", f"{name} is missing or can be pressed while monitoring is off")
+    lis.screenshot("monitoring-off-card")
+
+    press_test_alert(mon)
+    refusal = mon.wait("the test alert refused, saying why", lambda: (e := mon.d.find_element(By.ID, "trigger-error"))
+                       .is_displayed() and "monitoring is turned off" in normalise(e.text) and e.text, timeout=5)
+    result["trigger_while_off"] = refusal
+    # The refusal is the browser's 409, which Chromium logs as a failed resource: expected here, and only this one.
+    mon.collect_console()
+    mon.console = [e for e in mon.console if not (
+        e.get("level") == "SEVERE" and "api/trigger" in e.get("message", "") and "409" in e.get("message", ""))]
+    if lis.use().snapshot()["alertShown"]:
+        raise CheckFailed("monitoring off", "an alert reached the listener while monitoring was off")
+
+    mon.use()
+    mon.d.get(mon.d.current_url.split("#")[0] + "#/monitor")
+    mon.wait_screen("monitor")
+    t0 = time.monotonic()
+    mon.click("Start monitoring")
+    mon.wait("Monitoring: ON again", lambda: monitoring_word(mon) == "monitoring: on")
+    lis.use()
+    lis.wait("the listener told that monitoring is on", lambda: lis_api.state()["monitors"][0].get("monitoring")
+             == "on", timeout=5, poll=0.05)
+    result["monitoring_on_told_ms"] = ms_since(t0)
+    lis.wait("the card back to Connected", lambda: "monitoring: off" not in card_text(lis)
+             and "connected" in card_text(lis))
+    still_open = [a for a in lis_api.state()["alerts"] if a.get("kind") == "monitoring_off" and a["state"] == "open"]
+    if still_open:
+        raise CheckFailed("monitoring on", f"the 'monitoring off' notice is still open: {still_open}")
+    press_test_alert(mon)
+    lis.use()
+    lis.wait("an alert on the listener again", lambda: lis.snapshot()["alertShown"], timeout=5, poll=0.05)
+    lis.click("Mark as okay")
+    lis.wait("the alert closed on the listener", lambda: lis.snapshot()["alertShown"] is None, timeout=5)
+    mon.use()
+    mon.wait("the monitor's own alert closed after the listener's okay",
+             lambda: mon.snapshot()["alertShown"] is None, timeout=5)
+
+
 def walk_end(lis: Window, lis_api: Api, session: str, result: dict, shot: str = "end") -> None:
     lis.use()
     if not lis.snapshot()["players"]:
@@ -667,6 +757,7 @@ def run(args, browser: Browser, result: dict, on_ready) -> None:
     step("end", lambda: walk_end(lis, lis_api, session, result))
     step("view_from_alert", lambda: walk_view_from_alert(lis, mon, lis_api, monitor_id, result))
     step("listen", lambda: walk_listen(lis, lis_api, result))
+    step("monitoring_switch", lambda: walk_monitoring_switch(lis, mon, lis_api, mon_api, result))
     step("pair_by_code", lambda: walk_pair_by_code(lis, mon, lis_api, mon_api, port, result))
     result["listener"] = {"name": lis.args.listener_name, "paired_on_monitor": [
         (x["name"], x["connected"]) for x in mon_api.state()["listeners"]]}

@@ -154,7 +154,7 @@ public actor NurseryMonitors {
                 "a monitor no longer keeps some alerts of while the hub was away",
                 metadata: ["monitor": "\(PeerName.sanitized(name))", "count": "\(count)"])
             return nil
-        case .streamStarted, .streamEndingSoon, .streamEnded, .safetyStatus, .alertUpdated:
+        case .streamStarted, .streamEndingSoon, .streamEnded, .safetyStatus, .alertUpdated, .monitoring:
             return nil
         }
     }

@@ -13,6 +13,7 @@ extension CribCallDatabase {
         static let sleepArea = "sleepArea"
         static let stillnessMinutes = "stillnessMinutes"
         static let crySensitivity = "crySensitivity"
+        static let monitoring = "monitoring"
         static let pinPairingFailures = "pinPairingFailures"
     }
 
@@ -47,6 +48,7 @@ extension CribCallDatabase {
                 (SettingKey.sleepArea, old.sleepArea, new.sleepArea),
                 (SettingKey.stillnessMinutes, String(old.stillnessMinutes), String(new.stillnessMinutes)),
                 (SettingKey.crySensitivity, old.crySensitivity, new.crySensitivity),
+                (SettingKey.monitoring, String(old.monitoring), String(new.monitoring)),
             ]
             for (key, oldValue, newValue) in fields where oldValue != newValue {
                 try SettingRecord(key: key, value: newValue).save(db)
@@ -128,7 +130,8 @@ extension CribCallDatabase {
             safetyAlerts: try boolean(SettingKey.safetyAlerts, defaults.safetyAlerts),
             sleepArea: stored[SettingKey.sleepArea] ?? defaults.sleepArea,
             stillnessMinutes: try integer(SettingKey.stillnessMinutes, defaults.stillnessMinutes),
-            crySensitivity: stored[SettingKey.crySensitivity] ?? defaults.crySensitivity
+            crySensitivity: stored[SettingKey.crySensitivity] ?? defaults.crySensitivity,
+            monitoring: try boolean(SettingKey.monitoring, defaults.monitoring)
         )
         do {
             try settings.validate()

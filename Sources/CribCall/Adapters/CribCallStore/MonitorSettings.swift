@@ -46,6 +46,9 @@ public struct MonitorSettings: Sendable, Hashable, Codable {
     public var stillnessMinutes: Int
     /// How readily crying is heard: `low`, `medium` or `high`.
     public var crySensitivity: String
+    /// Whether the monitor watches over the room (Monitor Home's Start/Stop monitoring). Off: no noise or safety
+    /// alert is raised and no stream is started until it is on again; paired listeners are told either way.
+    public var monitoring: Bool
 
     /// Creates settings without validating them; see ``validate()``.
     public init(
@@ -58,7 +61,8 @@ public struct MonitorSettings: Sendable, Hashable, Codable {
         safetyAlerts: Bool = true,
         sleepArea: String = "0,0,1,1",
         stillnessMinutes: Int = 20,
-        crySensitivity: String = "medium"
+        crySensitivity: String = "medium",
+        monitoring: Bool = true
     ) {
         self.monitorName = monitorName
         self.threshold = threshold
@@ -70,6 +74,7 @@ public struct MonitorSettings: Sendable, Hashable, Codable {
         self.sleepArea = sleepArea
         self.stillnessMinutes = stillnessMinutes
         self.crySensitivity = crySensitivity
+        self.monitoring = monitoring
     }
 
     /// The sound detector parameters these settings describe.

@@ -28,6 +28,7 @@ public enum ControlMessage: Sendable, Hashable {
     case safetyAlert(SafetyAlert)
     case alertAction(AlertAction)
     case alertUpdated(AlertUpdated)
+    case monitorState(MonitorState)
     /// A message of a type this version does not know; `body` is the whole JSON object.
     case unknown(type: String, body: JSONValue)
 
@@ -59,6 +60,7 @@ public enum ControlMessage: Sendable, Hashable {
         case .safetyAlert: .safetyAlert
         case .alertAction: .alertAction
         case .alertUpdated: .alertUpdated
+        case .monitorState: .monitorState
         case .unknown: nil
         }
     }

@@ -81,6 +81,7 @@ public enum ControlMessageCodec {
         case .safetyAlert(let m): body = encodeBody(m)
         case .alertAction(let m): body = encodeBody(m)
         case .alertUpdated(let m): body = encodeBody(m)
+        case .monitorState(let m): body = encodeBody(m)
         case .unknown(_, let value): return value
         }
         guard case .object(var members) = body else { return body }
@@ -127,6 +128,7 @@ public enum ControlMessageCodec {
         case .safetyAlert: return .safetyAlert(try decoder.decode(SafetyAlert.self, from: value))
         case .alertAction: return .alertAction(try decoder.decode(AlertAction.self, from: value))
         case .alertUpdated: return .alertUpdated(try decoder.decode(AlertUpdated.self, from: value))
+        case .monitorState: return .monitorState(try decoder.decode(MonitorState.self, from: value))
         }
     }
 

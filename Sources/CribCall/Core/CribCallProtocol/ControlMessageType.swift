@@ -25,6 +25,7 @@ public enum ControlMessageType: String, Sendable, Hashable, CaseIterable, Codabl
     case safetyAlert = "SAFETY_ALERT"
     case alertAction = "ALERT_ACTION"
     case alertUpdated = "ALERT_UPDATED"
+    case monitorState = "MONITOR_STATE"
 
     /// The pairing messages an untrusted listener may send (PROTOCOL.md §4).
     public var isPairingRequest: Bool {
@@ -41,7 +42,7 @@ public enum ControlMessageType: String, Sendable, Hashable, CaseIterable, Codabl
             .webrtcAnswer, .webrtcIce, .ping, .pong, .unpair, .error, .alertAction:
             true
         case .pairAccepted, .pairRejected, .pinRequired, .noiseEvent, .startStreamResponse, .streamEndingSoon,
-            .webrtcOffer, .unpaired, .safetyStatus, .safetyAlert, .alertUpdated:
+            .webrtcOffer, .unpaired, .safetyStatus, .safetyAlert, .alertUpdated, .monitorState:
             false
         }
     }
@@ -51,7 +52,7 @@ public enum ControlMessageType: String, Sendable, Hashable, CaseIterable, Codabl
         switch self {
         case .pairAccepted, .pairRejected, .pinRequired, .noiseEvent, .startStreamResponse, .endStream,
             .streamEndingSoon, .webrtcOffer, .webrtcIce, .ping, .pong, .unpaired, .error, .safetyStatus, .safetyAlert,
-            .alertUpdated:
+            .alertUpdated, .monitorState:
             true
         case .pairRequest, .pinPairingInit, .pinSubmit, .eventsSince, .startStreamRequest, .pinStream,
             .webrtcAnswer, .unpair, .alertAction:

@@ -35,6 +35,9 @@ public struct SafetyMonitor: Sendable {
         public var alertsEnabled = true
         /// Why alerts wait although enabled (e.g. the app's setup is not finished), or nil.
         public var alertsHeld: String?
+        /// Monitoring is switched off at the monitor (Stop monitoring): paused, nothing judged or raised, and no
+        /// cannot-judge notice (the parent chose it); switched on again, every detector starts afresh.
+        public var switchedOff = false
         public var stillnessLimit: Duration = .seconds(20 * 60)
         public var faceLostLimit: Duration = .seconds(5)
         public var stillAfter: Duration = .seconds(3)
@@ -212,6 +215,8 @@ public struct SafetyMonitor: Sendable {
         case .settings(let new, let at):
             now = at
             let areaMoved = new.area != settings.area
+            // Switched on or off: time not judged before counts no more towards the cannot-judge notice.
+            if new.switchedOff != settings.switchedOff { notJudgingSince = nil }
             settings = new
             if areaMoved {
                 // A new sleep area is a new picture: judged afresh from its first frame, with no dwell carried
@@ -239,7 +244,7 @@ public struct SafetyMonitor: Sendable {
         let since = notJudgingSince ?? now
         notJudgingSince = since
         guard !toldNotJudging, now - since >= settings.cannotJudgeNotice, settings.alertsEnabled,
-            settings.alertsHeld == nil
+            settings.alertsHeld == nil, !settings.switchedOff
         else { return [] }
         toldNotJudging = true
         return [.cannotJudge(reason: reason ?? state.rawValue, for: now - since)]
@@ -248,6 +253,7 @@ public struct SafetyMonitor: Sendable {
     // MARK: - Activity
 
     private func monitoring(at now: Duration) -> (MonitoringState, String?) {
+        if settings.switchedOff { return (.paused, Reason.switchedOff) }
         if let cameraLost { return (.paused, cameraLost) }
         guard let lastFrameAt else { return (.paused, Reason.waitingForCamera) }
         if now - lastFrameAt > settings.cameraTimeout { return (.paused, Reason.cameraDisconnected) }
@@ -261,6 +267,7 @@ public struct SafetyMonitor: Sendable {
 
     /// The reasons a status gives for not judging (besides a lost camera's own words).
     public enum Reason {
+        public static let switchedOff = "monitoring is turned off"
         public static let waitingForCamera = "waiting for the camera"
         public static let cameraDisconnected = "camera disconnected"
         public static let tooDark = "too dark to judge"
@@ -443,6 +450,7 @@ public struct SafetyMonitor: Sendable {
     /// Why an alert of `kind` may not be raised now, or nil.
     private func blockReason(for kind: SafetyAlertKind, at now: Duration) -> String? {
         let (state, reason) = monitoring(at: now)
+        if settings.switchedOff { return Reason.switchedOff }
         if state != .active { return "monitoring is \(state.rawValue)\(reason.map { ": \($0)" } ?? "")" }
         if !settings.alertsEnabled { return "safety alerts are turned off" }
         if let held = settings.alertsHeld { return held }

@@ -7,7 +7,7 @@ import Foundation
 public enum SettingsCommands {
     /// A key of `settings set`, named as in `settings show --json`.
     enum Key: String, CaseIterable {
-        case name, threshold, minDurationMs, cooldownSec, autoStream, autoStreamSec
+        case monitoring, name, threshold, minDurationMs, cooldownSec, autoStream, autoStreamSec
         case safetyAlerts, sleepArea, stillnessMinutes, crySensitivity
     }
 
@@ -87,6 +87,12 @@ public enum SettingsCommands {
             }
             return number
         }
+        func onOff() throws -> Bool {
+            guard let enabled = ["on": true, "off": false, "true": true, "false": false][value] else {
+                throw CommandFailure("\(name) must be on or off (got \(String(reflecting: value)))")
+            }
+            return enabled
+        }
         switch key {
         case .name:
             return (key, { $0.monitorName = value })
@@ -108,10 +114,11 @@ public enum SettingsCommands {
         case .autoStreamSec:
             let number = try integer()
             return (key, { $0.autoStreamSec = number })
+        case .monitoring:
+            let enabled = try onOff()
+            return (key, { $0.monitoring = enabled })
         case .safetyAlerts:
-            guard let enabled = ["on": true, "off": false, "true": true, "false": false][value] else {
-                throw CommandFailure("safetyAlerts must be on or off (got \(String(reflecting: value)))")
-            }
+            let enabled = try onOff()
             return (key, { $0.safetyAlerts = enabled })
         case .sleepArea:
             return (key, { $0.sleepArea = value })
@@ -126,6 +133,7 @@ public enum SettingsCommands {
     static func jsonObject(_ settings: MonitorSettings) -> JSONValue {
         .object([
             "event": "settings",
+            "monitoring": .bool(settings.monitoring),
             "name": .string(settings.monitorName),
             "threshold": .number(Double(settings.threshold)),
             "minDurationMs": .number(Double(settings.minDurationMs)),
@@ -141,6 +149,7 @@ public enum SettingsCommands {
 
     static func text(_ settings: MonitorSettings) -> String {
         """
+        monitoring:       \(settings.monitoring ? "on" : "off")
         name:             \(TextTable.printable(settings.monitorName))
         threshold:        \(settings.threshold)
         minDurationMs:    \(settings.minDurationMs)

@@ -49,6 +49,23 @@ extension ListenerEvent {
                     "\(count) alert\(count == 1 ? "" : "s") from while the link was down \(count == 1 ? "was" : "were") "
                     + "older than the monitor keeps. The others are shown.",
                 urgency: .normal, category: .device, tag: monitorId, expiration: .never)
+        case .monitoring(let monitorId, let name, let state, let changed):
+            // Off is worth a bubble that stays (nothing will come from it); back on, one that goes by itself.
+            switch (state, changed) {
+            case (.off, _):
+                return DesktopNotification(
+                    summary: "Monitoring is off at \(name)",
+                    body: "No alert can come from \(name) until someone starts monitoring there.",
+                    urgency: .critical, category: .device, tag: "\(monitorId)/monitoring", icon: "dialog-warning",
+                    expiration: .never)
+            case (.on, true):
+                return DesktopNotification(
+                    summary: "Monitoring is back on at \(name)", body: "Its alerts reach you again.",
+                    urgency: .normal, category: .device, tag: "\(monitorId)/monitoring",
+                    expiration: .after(.seconds(10)))
+            case (.on, false):
+                return nil
+            }
         case .safetyStatus(let monitorId, let name, let status):
             // Only a monitor that stopped judging is worth a bubble; an active one needs none.
             guard status.monitoring != .active else { return nil }

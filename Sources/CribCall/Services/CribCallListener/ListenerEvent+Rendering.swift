@@ -40,6 +40,11 @@ extension ListenerEvent {
                 "event": "stream_ended", "monitorId": .string(id), "sessionId": .string(sessionId),
                 "reason": .string(reason),
             ]
+        case .monitoring(let id, let name, let state, let changed):
+            [
+                "event": "monitoring", "monitorId": .string(id), "monitorName": .string(name),
+                "monitoring": .string(state.rawValue), "changed": .bool(changed),
+            ]
         case .safetyStatus(let id, let name, let status):
             [
                 "event": "safety_status", "monitorId": .string(id), "monitorName": .string(name),
@@ -95,6 +100,13 @@ extension ListenerEvent {
         case .streamEndingSoon(_, let sessionId, let seconds):
             "Stream \(sessionId.prefix(8)) ends in \(seconds) s unless pinned."
         case .streamEnded(_, let sessionId, let reason): "Stream \(sessionId.prefix(8)) ended (\(reason))."
+        case .monitoring(_, let name, let state, let changed):
+            switch (state, changed) {
+            case (.off, _):
+                "⚠️  Monitoring is OFF at \"\(name)\": no alert can come from it until someone starts monitoring there."
+            case (.on, true): "Monitoring is back ON at \"\(name)\"."
+            case (.on, false): "Monitoring is on at \"\(name)\"."
+            }
         case .safetyStatus(_, let name, let status):
             "\(name): "
                 + SafetyWording.status(
@@ -127,6 +139,8 @@ extension ListenerEvent {
             return .unauthorized(monitorId: id, monitorName: PeerName.sanitized(name), message: message)
         case .streamStarted, .streamEndingSoon, .streamEnded:
             return self
+        case .monitoring(let id, let name, let state, let changed):
+            return .monitoring(monitorId: id, monitorName: PeerName.sanitized(name), state: state, changed: changed)
         case .safetyStatus(let id, let name, let status):
             return .safetyStatus(monitorId: id, monitorName: PeerName.sanitized(name), status: status)
         case .safetyAlert(let id, let name, let alert):

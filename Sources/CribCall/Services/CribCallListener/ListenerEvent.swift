@@ -19,6 +19,9 @@ public enum ListenerEvent: Sendable, Hashable {
     /// A live stream ended. `reason`: `ended_by_listener`, `ended_by_monitor` (also when its time was up),
     /// `link_lost`, or `media_failed: <details>`.
     case streamEnded(monitorId: String, sessionId: String, reason: String)
+    /// Whether monitoring is switched on at the monitor (MONITOR_STATE): said for the first in a run and for each
+    /// change (`changed`). While `off` no alert can come from it.
+    case monitoring(monitorId: String, monitorName: String, state: MonitoringSwitch, changed: Bool)
     /// The monitor's safety judgement changed (CribAlert, PROTOCOL.md §11). After a lost link the last one is no
     /// longer current: a display must show it as unknown until the next arrives.
     case safetyStatus(monitorId: String, monitorName: String, status: SafetyStatus)

@@ -31,6 +31,8 @@ public actor ListenerService {
     var pendingStarts: [String: PendingStart] = [:]
     var nextToken: UInt64 = 0
     var recentlyEnded: [String] = []
+    /// The last MONITOR_STATE of each monitor in this run, so that a reconnection repeats nothing.
+    private var monitoringKnown: [String: MonitoringSwitch] = [:]
     /// While ``listen(keepOpen:)`` runs: where events go, and the monitors followed.
     private var reporting: (AsyncStream<ListenerEvent>.Continuation, keepOpen: Bool)?
     private var following: [String: (token: UInt64, task: Task<Void, Never>)] = [:]
@@ -565,6 +567,15 @@ public actor ListenerService {
                         await offeredAutomaticStream(sessionId, monitorId: monitor.monitorId)
                     } else if event.replayed != true {
                         openOnNoise(monitorId: monitor.monitorId)
+                    }
+                case .monitorState(let state):
+                    let known = monitoringKnown.updateValue(state.monitoring, forKey: monitor.monitorId)
+                    // Said when it changes, and once per run (always when off: nothing will come from it).
+                    if known != state.monitoring || state.monitoring == .off && known == nil {
+                        report.yield(
+                            .monitoring(
+                                monitorId: monitor.monitorId, monitorName: monitor.name, state: state.monitoring,
+                                changed: known != nil))
                     }
                 case .safetyStatus(let status):
                     report.yield(.safetyStatus(monitorId: monitor.monitorId, monitorName: monitor.name, status: status))

@@ -60,6 +60,8 @@ extension MonitorEvent {
                 "cooldownSec": number(settings.cooldownSec), "autoStream": .string(settings.autoStream.rawValue),
                 "autoStreamSec": number(settings.autoStreamSec),
             ]
+        case .monitoringSwitched(let on):
+            return ["event": "monitoring", "monitoring": .string(on ? "on" : "off")]
         case .streamStarted(let sessionId, let listenerId, let mediaType, let automatic):
             return [
                 "event": "stream_started", "sessionId": .string(sessionId), "listenerId": .string(listenerId),

@@ -46,6 +46,11 @@ extension MonitorEvent {
         case .settingsChanged(let settings):
             return "Settings now in force: name \"\(settings.monitorName)\", threshold \(settings.threshold), "
                 + "minimum \(settings.minDurationMs) ms, cooldown \(settings.cooldownSec) s."
+        case .monitoringSwitched(let on):
+            return on
+                ? "Monitoring is ON: noise and safety alerts go to paired listeners again."
+                : "Monitoring is OFF: no alert is raised and no stream started until it is on again "
+                    + "(`cribcall settings set monitoring=on`); paired listeners were told."
         case .streamStarted(_, let listenerId, let mediaType, let automatic):
             return "Streaming \(mediaType.displayName) to listener \(listenerId)"
                 + (automatic ? " (automatic, after noise)." : ".")

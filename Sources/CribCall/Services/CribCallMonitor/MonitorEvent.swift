@@ -32,6 +32,8 @@ public enum MonitorEvent: Sendable, Hashable {
     case listenerRevoked(listenerId: String)
     /// The settings changed (here or from another process) and are in force now.
     case settingsChanged(MonitorSettings)
+    /// Monitoring was switched on or off (the `monitoring` setting); paired listeners were told.
+    case monitoringSwitched(on: Bool)
     /// A live stream to a listener started: asked for with START_STREAM_REQUEST, or `automatic` after a noise event.
     case streamStarted(sessionId: String, listenerId: String, mediaType: MediaType, automatic: Bool)
     /// A live stream ended; `reason` is one of ``StreamEndReason``'s tokens (a media failure adds `: <details>`).

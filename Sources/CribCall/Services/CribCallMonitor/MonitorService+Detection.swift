@@ -1,4 +1,6 @@
 public import AudioCapture
+import CribCallStore
+import SoundDetection
 
 extension MonitorService {
     /// Listens to `input` with the settings in force (they may change while it runs) and reports each noise to the
@@ -11,7 +13,7 @@ extension MonitorService {
             try await DetectionLoop.run(
                 input: input,
                 configuration: { await self.detectorConfiguration },
-                report: { _ = try? await self.reportNoise($0) },
+                report: { await self.heard($0) },
                 hear: { await self.hearCrying($0) }
             )
             return nil
@@ -22,5 +24,11 @@ extension MonitorService {
         } catch {
             return "sound detection stopped: \(error)"
         }
+    }
+
+    /// A noise the detection heard: reported, unless monitoring is switched off.
+    func heard(_ detection: NoiseDetection) {
+        guard settings.monitoring else { return }
+        _ = try? reportNoise(detection)
     }
 }

@@ -96,6 +96,7 @@ extension MonitorService {
         safety.area = (try? SleepArea(parsing: settings.sleepArea)) ?? .wholeFrame
         safety.alertsEnabled = settings.safetyAlerts
         safety.alertsHeld = held
+        safety.switchedOff = !settings.monitoring
         safety.stillnessLimit = .seconds(settings.stillnessMinutes * 60)
         return safety
     }

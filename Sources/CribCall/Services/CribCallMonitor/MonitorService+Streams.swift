@@ -17,6 +17,8 @@ public enum StreamEndReason {
     public static let connectionClosed = "connection_closed"
     /// The media pipeline failed; the event's reason is `"media_failed: <what happened>"`.
     public static let mediaFailed = "media_failed"
+    /// Monitoring was switched off at the monitor.
+    public static let monitoringOff = "monitoring_off"
 }
 
 /// One stream's media peer (the sender), tied by `token` to the stream it was made for: a peer made for an earlier
@@ -55,6 +57,14 @@ extension MonitorService {
                         StartStreamResponse(
                             sessionId: request.sessionId, accepted: false,
                             reason: "this monitor runs without a media pipeline: live streaming is not available")))
+            ]
+        }
+        guard settings.monitoring else {
+            return [
+                .send(
+                    .startStreamResponse(
+                        StartStreamResponse(
+                            sessionId: request.sessionId, accepted: false, reason: Self.monitoringOffReason)))
             ]
         }
         // Through the outbox: the response must reach the listener before the sender's offer.

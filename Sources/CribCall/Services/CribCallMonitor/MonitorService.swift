@@ -150,8 +150,9 @@ public actor MonitorService {
         } else {
             armStrangerDeadline(id, after: pairingGrace)
         }
-        // A paired listener learns the safety judgement as soon as its control stream is open (PROTOCOL.md §11).
-        if listenerId != nil, let status = currentSafetyStatus() { sessions[id]?.outbox.send(.safetyStatus(status)) }
+        // A paired listener learns whether monitoring is on, and the safety judgement, as soon as its control
+        // stream is open (PROTOCOL.md §11).
+        if listenerId != nil, let outbox = sessions[id]?.outbox { sendState(to: outbox) }
         var announced = true
         if listenerId == nil {
             reportStrangers()
@@ -438,8 +439,21 @@ public actor MonitorService {
         guard let session = sessions[id] else { return }
         session.outbox.send(acceptance)
         becameTrusted(id, listenerId: listenerId)
-        if let status = currentSafetyStatus() { session.outbox.send(.safetyStatus(status)) }
+        sendState(to: session.outbox)
     }
+
+    /// MONITOR_STATE, then SAFETY_STATUS when a camera is watched: what a listener must know before any event.
+    private func sendState(to outbox: Outbox) {
+        outbox.send(.monitorState(monitorState))
+        if let status = currentSafetyStatus() { outbox.send(.safetyStatus(status)) }
+    }
+
+    /// Whether monitoring is switched on, as MONITOR_STATE says it.
+    var monitorState: MonitorState { MonitorState(monitoring: settings.monitoring ? .on : .off) }
+
+    /// Why a stream is refused while monitoring is switched off.
+    static let monitoringOffReason =
+        "monitoring is turned off at the monitor: start monitoring there to listen or watch"
 
     // MARK: QR codes
 
@@ -494,11 +508,26 @@ public actor MonitorService {
     private func reloadSettings() async {
         guard let stored = try? database.monitorSettings(), stored != settings else { return }
         let renamed = stored.monitorName != settings.monitorName
+        let switched = stored.monitoring != settings.monitoring
         settings = stored
         emit.yield(.settingsChanged(stored))
         applySafetySettings()
+        if switched { monitoringSwitched() }
         if renamed, let advertisement {
             try? await advertisement.update(self.advertisement(named: stored.monitorName))
+        }
+    }
+
+    /// Monitoring was switched on or off (here or by another process): every paired listener is told, and streams
+    /// end when it is off — a switched-off monitor sends nothing.
+    private func monitoringSwitched() {
+        emit.yield(.monitoringSwitched(on: settings.monitoring))
+        for session in sessions.values where session.listenerId != nil {
+            session.outbox.send(.monitorState(monitorState))
+        }
+        guard !settings.monitoring else { return }
+        for stream in streams.active {
+            perform(streams.end(sessionId: stream.sessionId), endReason: StreamEndReason.monitoringOff)
         }
     }
 

@@ -32,6 +32,8 @@ public actor ListenerWebApp {
 
     private var connections: [String: (state: String, reason: String?)] = [:]
     private var statuses: [String: SafetyStatus] = [:]
+    /// Whether monitoring is switched on at each monitor (its MONITOR_STATE), while known.
+    private var monitoring: [String: MonitoringSwitch] = [:]
     /// When each monitor last heard a sound (its NOISE_EVENT's time, ms), this run.
     private var lastNoise: [String: Int64] = [:]
     private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
@@ -170,6 +172,13 @@ public actor ListenerWebApp {
                 ReceivedEventRecord(
                     eventId: event.eventId, monitorId: monitorId, seq: event.seq, kind: event.kind,
                     timestamp: event.timestamp, peakLevel: event.peakLevel, severity: nil))
+        case .monitoring(let monitorId, let name, let state, _):
+            monitoring[monitorId] = state
+            if state == .off {
+                notices.monitoringOff(monitorId: monitorId, name: PeerName.sanitized(name))
+            } else {
+                notices.monitoringOn(monitorId: monitorId, name: PeerName.sanitized(name))
+            }
         case .safetyStatus(let monitorId, _, let status):
             statuses[monitorId] = status
             judged(status, monitorId: monitorId)
@@ -245,6 +254,7 @@ public actor ListenerWebApp {
                         "connection": .string(connection?.state ?? "connecting"),
                         "reason": connection?.reason.map { .string($0) } ?? .null,
                         "safety": statuses[monitor.monitorId].map(WebAPI.json) ?? .null,
+                        "monitoring": monitoring[monitor.monitorId].map { .string($0.rawValue) } ?? .null,
                         "lastNoiseAt": lastNoise[monitor.monitorId].map { .number(Double($0)) } ?? .null,
                     ]
                 }),

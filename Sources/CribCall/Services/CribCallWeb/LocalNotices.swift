@@ -17,7 +17,7 @@ struct LocalNotices {
     struct Notice {
         var id: String
         var monitorId: String
-        /// `noise`, `link_lost`, `unauthorized` or `cannot_judge`.
+        /// `noise`, `link_lost`, `unauthorized`, `cannot_judge` or `monitoring_off`.
         var kind: String
         var severity: String
         var tag: String
@@ -80,6 +80,24 @@ struct LocalNotices {
     mutating func linkBack(monitorId: String, name: String) {
         resolve(monitorId: monitorId, kind: "link_lost", note: "The link to \(name) is back.")
         resolve(monitorId: monitorId, kind: "unauthorized", note: "")
+    }
+
+    /// Monitoring was switched off at the monitor: nothing can come from it until it is on again.
+    mutating func monitoringOff(monitorId: String, name: String, now: Date = Date()) {
+        guard !isOpen(monitorId: monitorId, kind: "monitoring_off") else { return }
+        open(
+            Notice(
+                id: nextId("off"), monitorId: monitorId, kind: "monitoring_off", severity: "medium",
+                tag: "MONITORING OFF", title: "Monitoring is off at \(name)",
+                body:
+                    "Someone stopped monitoring at \(name). No sound or safety alert can reach you until monitoring "
+                    + "is started there again.",
+                detectedAt: Self.millis(now), state: "open", note: nil, buttons: [("dismiss", "OK")]))
+    }
+
+    /// Monitoring is on again: the "off" notice closes, saying so.
+    mutating func monitoringOn(monitorId: String, name: String) {
+        resolve(monitorId: monitorId, kind: "monitoring_off", note: "Monitoring is back on at \(name).")
     }
 
     /// Safety monitoring has not judged for `minutes` (`reason`): no safety alert can be raised.

@@ -150,6 +150,7 @@ extension MonitorWebApp {
             try database.updateMonitorSettings { settings in
                 for (key, value) in body.objectValue ?? [:] {
                     switch key {
+                    case "monitoring": WebAPI.set(&settings.monitoring, value, key, &problems)
                     case "safetyAlerts": WebAPI.set(&settings.safetyAlerts, value, key, &problems)
                     case "stillnessMinutes": WebAPI.set(&settings.stillnessMinutes, value, key, &problems)
                     case "crySensitivity": WebAPI.set(&settings.crySensitivity, value, key, &problems)
@@ -215,6 +216,7 @@ extension MonitorWebApp {
     static func json(_ settings: MonitorSettings) -> JSONValue {
         let area = (try? SleepArea(parsing: settings.sleepArea)) ?? .wholeFrame
         return [
+            "monitoring": .bool(settings.monitoring),
             "safetyAlerts": .bool(settings.safetyAlerts),
             "sleepArea": [
                 "x": .number(area.x), "y": .number(area.y), "w": .number(area.width), "h": .number(area.height),

@@ -117,8 +117,7 @@ public actor MonitorWebApp {
         case .judgingAgain:
             notices.judgingAgain(monitorId: monitor?.id ?? "")
         case .noise, .eventNotLogged, .pairingFailed, .listenerConnected, .unpairedConnections, .listenerDisconnected,
-            .streamStarted,
-            .streamEnded:
+            .streamStarted, .streamEnded, .monitoringSwitched:
             break
         }
         schedulePush()

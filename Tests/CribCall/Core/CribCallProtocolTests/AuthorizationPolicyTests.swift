@@ -96,10 +96,12 @@ struct AuthorizationPolicyTests {
         }
     }
 
-    @Test("§11: listeners send ALERT_ACTION (trusted only); monitors send SAFETY_STATUS, SAFETY_ALERT, ALERT_UPDATED")
+    @Test(
+        "§11: listeners send ALERT_ACTION (trusted only); monitors send SAFETY_STATUS, SAFETY_ALERT, ALERT_UPDATED, MONITOR_STATE"
+    )
     func safetyDirections() {
         #expect(ControlMessageType.alertAction.isSentByListener && !ControlMessageType.alertAction.isSentByMonitor)
-        for type in [ControlMessageType.safetyStatus, .safetyAlert, .alertUpdated] {
+        for type in [ControlMessageType.safetyStatus, .safetyAlert, .alertUpdated, .monitorState] {
             #expect(type.isSentByMonitor && !type.isSentByListener, "\(type.rawValue)")
         }
         let stranger = AuthorizationPolicy.decide(

@@ -72,6 +72,8 @@ struct MessageCodecTests {
         .alertAction(AlertAction(alertId: "a10", action: .mute, minutes: 5)),
         .alertUpdated(AlertUpdated(alertId: "a9", state: .checking, by: "Dad’s laptop", at: 4)),
         .alertUpdated(AlertUpdated(alertId: "a10", state: .muted, by: "Mum", at: 5, mutedUntil: 300_005)),
+        .monitorState(MonitorState(monitoring: .on)),
+        .monitorState(MonitorState(monitoring: .off)),
     ]
 
     @Test("every message survives encode → decode unchanged", arguments: examples)
@@ -215,6 +217,16 @@ struct MessageCodecTests {
             #"{"type":"SAFETY_STATUS","seq":1,"monitoring":"maybe","movement":"still","#
             + #""position":"unknown","updatedAt":1}"#
         #expect(throws: ControlProtocolError.self) { try ControlMessageCodec.decode(payload: Array(badState.utf8)) }
+    }
+
+    @Test("MONITOR_STATE is exactly {type, monitoring: on|off}; anything else for monitoring is refused")
+    func monitorState() throws {
+        let off = ControlMessageCodec.encode(.monitorState(MonitorState(monitoring: .off)))
+        #expect(String(decoding: off, as: UTF8.self) == #"{"monitoring":"off","type":"MONITOR_STATE"}"#)
+        let paused = #"{"type":"MONITOR_STATE","monitoring":"paused"}"#
+        #expect(throws: ControlProtocolError.self) { try ControlMessageCodec.decode(payload: Array(paused.utf8)) }
+        let missing = #"{"type":"MONITOR_STATE"}"#
+        #expect(throws: ControlProtocolError.self) { try ControlMessageCodec.decode(payload: Array(missing.utf8)) }
     }
 
     @Test("evidence is at most 50 KB of JPEG, both when made and when read")

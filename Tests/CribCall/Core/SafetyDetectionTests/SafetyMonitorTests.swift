@@ -219,6 +219,32 @@ struct SafetyMonitorTests {
         #expect(run.alerts.filter { $0.kind == .stillness }.count == 2)
     }
 
+    @Test(
+        "switched off: paused for that reason, nothing raised or triggered, no cannot-judge notice; on again, stillness counts afresh"
+    )
+    func switchedOff() {
+        var run = Run()
+        run.feed(seconds: 15 * 60)
+        var settings = run.monitor.settings
+        settings.switchedOff = true
+        run.send(.settings(settings, at: run.now))
+        run.feed(seconds: 30 * 60, faces: { _ in [] })
+        #expect(run.lastStatus?.monitoring == .paused && run.lastStatus?.reason == "monitoring is turned off")
+        run.send(.crying(confidence: 0.9, detector: "cry", at: run.now))
+        run.send(.trigger(.faceCovered, at: run.now))
+        #expect(run.alerts.isEmpty, "\(run.alerts.map(\.kind))")
+        #expect(run.actions.contains { $0.action == .notRaised(.faceCovered, reason: "monitoring is turned off") })
+        #expect(!run.actions.contains { if case .cannotJudge = $0.action { true } else { false } })
+        settings.switchedOff = false
+        run.send(.settings(settings, at: run.now))
+        run.feed(seconds: 1)
+        #expect(run.lastStatus?.monitoring == .active)
+        run.feed(seconds: 10 * 60)
+        #expect(run.alerts.isEmpty, "the 15 quiet minutes before the switch do not count")
+        run.feed(seconds: 10 * 60 + 1)
+        #expect(run.alerts.map(\.kind) == [.stillness])
+    }
+
     @Test("stillness is never counted across a paused camera: 15 min, a gap, 10 min is no alert")
     func stillnessAcrossAGap() {
         var run = Run()

@@ -92,8 +92,15 @@ struct CribCallAppTests {
             "\(error)".contains("sleepArea: the sleep area must lie inside the frame")
         }
         #expect(throws: CommandFailure.self) { try SettingsCommands.set(["safetyAlerts=maybe"], in: data) }
+        #expect {
+            try SettingsCommands.set(["monitoring=paused"], in: data)
+        } throws: { error in
+            "\(error)".contains(#"monitoring must be on or off (got "paused")"#)
+        }
+        #expect(try SettingsCommands.set(["monitoring=off"], in: data).hasPrefix("monitoring:       off\n"))
         let json = try SettingsCommands.show(in: data, json: true)
         #expect(json.contains(#""name":"Nursery""#) && json.contains(#""threshold":55"#))
+        #expect(json.contains(#""monitoring":false"#))
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: data.url.path)[.posixPermissions])
         #expect((mode as? NSNumber)?.intValue == 0o700)
     }

@@ -24,13 +24,15 @@ struct ListenerSafetyTests {
         let network = InMemoryNetwork()
         let monitor: MonitorListenerTests.Monitor
         let camera = TestCamera()
+        /// The monitor's store (its settings).
+        let database: CribCallDatabase
         let watching: Task<Void, Never>
         var listeners: [(service: ListenerService, heard: Recorder<ListenerEvent>, task: Task<Void, Never>)] = []
 
         init(names: [String]) async throws {
             let identity = try DeviceIdentity.generate(now: Date())
-            monitor = try MonitorListenerTests().startMonitor(
-                network, identity: identity, database: try CribCallDatabase.inMemory())
+            database = try CribCallDatabase.inMemory()
+            monitor = try MonitorListenerTests().startMonitor(network, identity: identity, database: database)
             let service = monitor.service
             let camera = camera
             watching = Task { await service.watchSafety(camera: camera) }
@@ -97,6 +99,61 @@ struct ListenerSafetyTests {
         #expect(paused?.text.contains("Monitoring paused: camera unplugged") == true)
         #expect(paused?.desktopNotification != nil, "a monitor that stopped judging is worth a bubble")
         #expect(heard.all.filter { if case .safetyAlert = $0 { true } else { false } }.count == 1)
+        await rig.stop()
+    }
+
+    @Test(
+        "monitoring switched off at the monitor: each parent is told once, in words and a bubble that stays; on again: told, and alerts come"
+    )
+    func monitoringSwitched() async throws {
+        let rig = try await Rig(names: ["Mum", "Dad"])
+        rig.camera.keepShowing()
+        func monitoring(_ state: MonitoringSwitch, changed: Bool) -> (ListenerEvent) -> Bool {
+            {
+                if case .monitoring(_, _, state, changed) = $0 { return true }
+                return false
+            }
+        }
+        func switchTo(_ on: Bool) async throws {
+            try rig.database.updateMonitorSettings { $0.monitoring = on }
+            await rig.monitor.service.applyStoredSettings()
+        }
+        for listener in rig.listeners {
+            #expect(await listener.heard.wait(for: monitoring(.on, changed: false)) != nil, "\(listener.heard.all)")
+        }
+        try await switchTo(false)
+        for listener in rig.listeners {
+            let off = try #require(await listener.heard.wait(for: monitoring(.off, changed: true)))
+            #expect(
+                off.text == "⚠️  Monitoring is OFF at \"Monitor at nursery\": no alert can come from it until "
+                    + "someone starts monitoring there.", "\(off.text)")
+            let bubble = try #require(off.desktopNotification)
+            #expect(bubble.summary == "Monitoring is off at Monitor at nursery" && bubble.expiration == .never)
+            #expect(off.json["monitoring"]?.stringValue == "off" && off.json["event"]?.stringValue == "monitoring")
+        }
+        guard case .failure(let refusal) = await rig.monitor.service.triggerAlert(.crying) else {
+            Issue.record("an alert was raised while monitoring was off")
+            return
+        }
+        #expect(refusal.description == "monitoring is turned off")
+        try await switchTo(true)
+        for listener in rig.listeners {
+            let on = try #require(await listener.heard.wait(for: monitoring(.on, changed: true)))
+            #expect(on.text == "Monitoring is back ON at \"Monitor at nursery\".")
+        }
+        try await eventually("monitoring active again") {
+            await rig.monitor.service.safetyStatus?.monitoring == .active
+        }
+        let alert = try await rig.monitor.service.triggerAlert(.crying).get()
+        let heard = await rig.listeners[1].heard.wait {
+            if case .safetyAlert(_, _, let heard) = $0 { return heard.alertId == alert.alertId }
+            return false
+        }
+        #expect(heard != nil)
+        for listener in rig.listeners {
+            let said = listener.heard.all.filter { if case .monitoring = $0 { true } else { false } }
+            #expect(said.count == 3, "once each: on, off, back on — \(said)")
+        }
         await rig.stop()
     }
 

@@ -110,8 +110,16 @@ final class MonitorHarness: Sendable {
 }
 
 extension ControlConnection {
-    /// The next message, decoded; nil when the connection ended.
-    func nextMessage(_ iterator: inout ControlFrameSequence.Iterator) async throws -> ControlMessage? {
-        try await iterator.next().map { try ControlMessageCodec.decode(payload: $0) }
+    /// The next message, decoded (nil when the connection ended), MONITOR_STATE aside unless `includingState`: every trusted connection gets one first, and
+    /// each switch sends another, which tests of other things need not read (``MonitoringSwitchTests`` reads them).
+    func nextMessage(
+        _ iterator: inout ControlFrameSequence.Iterator, includingState: Bool = false
+    ) async throws -> ControlMessage? {
+        while let frame = try await iterator.next() {
+            let message = try ControlMessageCodec.decode(payload: frame)
+            if case .monitorState = message, !includingState { continue }
+            return message
+        }
+        return nil
     }
 }

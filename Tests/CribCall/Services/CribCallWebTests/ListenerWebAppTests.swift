@@ -318,6 +318,49 @@ struct ListenerWebAppTests {
         await rig.stop()
     }
 
+    @Test(
+        "Stop monitoring in the monitor's app: alerts and streams refused there; the parent's app says Monitoring: OFF with a notice; Start: back on"
+    )
+    func monitoringSwitch() async throws {
+        let rig = try await WebRig()
+        try await rig.activate()
+        let parent = try await Parent(rig)
+        try await Self.pair(parent, with: rig)
+        func monitor() async throws -> JSONValue? { try await parent.state()["monitors"]?[0] }
+        func notices() async throws -> [JSONValue] {
+            try await parent.state()["alerts"]?.arrayValue?.filter { $0["kind"]?.stringValue == "monitoring_off" }
+                ?? []
+        }
+        try await eventually("monitoring on, as the monitor said") {
+            try await monitor()?["monitoring"]?.stringValue == "on"
+        }
+        let stopped = try await rig.post("api/settings", #"{"monitoring": false}"#)
+        #expect(try stopped.status == 200 && rig.json(stopped)["settings"]?["monitoring"]?.boolValue == false)
+        let refused = try await rig.post("api/trigger", #"{"kind": "face_covered"}"#)
+        #expect(refused.status == 409 && refused.text.contains("monitoring is turned off"), "\(refused.text)")
+        try await eventually("the parent's app told") { try await monitor()?["monitoring"]?.stringValue == "off" }
+        let notice = try #require(try await notices().first)
+        #expect(
+            notice["state"]?.stringValue == "open" && notice["title"]?.stringValue == "Monitoring is off at Nursery")
+        let monitorId = try #require(try await monitor()?["monitorId"]?.stringValue)
+        let stream = try await parent.post("api/streams", #"{"monitorId": "\#(monitorId)", "mediaType": "audio"}"#)
+        #expect(
+            stream.status != 200
+                && stream.text.contains("declined the stream: monitoring is turned off at the monitor"),
+            "\(stream.text)")
+        #expect(try await parent.state()["streams"]?.arrayValue?.isEmpty == true)
+        #expect(try await rig.post("api/settings", #"{"monitoring": "off"}"#).status == 400, "a boolean, not a word")
+        #expect(try await rig.post("api/settings", #"{"monitoring": true}"#).status == 200)
+        try await eventually("back on in the parent's app") { try await monitor()?["monitoring"]?.stringValue == "on" }
+        let closed = try #require(try await notices().first)
+        #expect(
+            closed["state"]?.stringValue == "okay" && closed["note"]?.stringValue == "Monitoring is back on at Nursery."
+        )
+        #expect(try await rig.post("api/trigger", #"{"kind": "face_covered"}"#).status == 200)
+        await parent.stop()
+        await rig.stop()
+    }
+
     @Test("with no page open a stream cannot play in a page, and the parent is told why")
     func noPage() async throws {
         let rig = try await WebRig()

@@ -43,7 +43,9 @@ const MonitoringNews = (() => {
         const now = monitoringOf(state);
         if (now !== last) monitoringChangedAt = Date.now();
         if (last !== null && now !== last) {
-            if (now === "active" && last !== "off") announce("Monitoring resumed.");
+            if (now === "switched_off") announce("Monitoring is off.");
+            else if (last === "switched_off") announce("Monitoring is on.");
+            else if (now === "active" && last !== "off") announce("Monitoring resumed.");
             else if (now === "paused" || now === "stale") {
                 const reason = state.safety && state.safety.reason;
                 announce(`Monitoring paused: ${reason || "the camera is not connected"}.`);

@@ -368,6 +368,8 @@ const Live = (() => {
 
 /** "active" | "paused" | "stale" | "off" (safety detection not running: no --safety). */
 function monitoringOf(state) {
+    // Start/Stop monitoring (the monitor's own switch) comes before what the camera can see.
+    if (state && state.role === "monitor" && state.settings && state.settings.monitoring === false) return "switched_off";
     if (!state || !state.camera || state.camera.watched === false || !state.safety) return "off";
     return state.safety.monitoring || "paused";
 }

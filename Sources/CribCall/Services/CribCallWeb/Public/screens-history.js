@@ -50,7 +50,7 @@ defineScreen("history", {
     },
 
     update(state) {
-        const live = Live.connected && monitoringOf(state) !== "paused" && monitoringOf(state) !== "stale";
+        const live = Live.connected && !["paused", "stale", "switched_off"].includes(monitoringOf(state));
         const pill = $("#history-live");
         pill.classList.toggle("offline", !live);
         setText($("span:last-child", pill), live ? "Live" : "Offline");

@@ -621,12 +621,17 @@ const MonitorCards = (() => {
         card.lastNoiseAt = typeof m.lastNoiseAt === "number" ? m.lastNoiseAt : null;
         drawNoise(card);
         const connection = CONNECTION_WORDS[m.connection] ? m.connection : "connecting";
+        // switched off at the monitor (its Stop monitoring): connected, but nothing can come from it
+        const off = connection === "connected" && m.monitoring === "off";
         setText(p.name, m.name || "Monitor");
-        setText(p.conn, CONNECTION_WORDS[connection]);
-        p.dot.className = `dot ${{ connected: "dot-green", link_lost: "dot-amber", unauthorized: "dot-red" }[connection]
-            || "dot-grey"}`;
+        setText(p.conn, off ? "Connected · Monitoring: OFF" : CONNECTION_WORDS[connection]);
+        p.dot.className = `dot ${off ? "dot-amber"
+            : { connected: "dot-green", link_lost: "dot-amber", unauthorized: "dot-red" }[connection] || "dot-grey"}`;
         card.el.classList.toggle("offline", connection !== "connected");
-        const reason = connection === "link_lost" && m.reason ? sentence(m.reason)
+        card.el.classList.toggle("switched-off", off);
+        const reason = off ? "Someone stopped monitoring there: no sound or safety alert can reach you until it is "
+                + "started again."
+            : connection === "link_lost" && m.reason ? sentence(m.reason)
             : connection === "unauthorized" ? "Forget it here, then pair again to hear it." : "";
         p.reason.hidden = !reason;
         setText(p.reason, reason);
@@ -644,6 +649,7 @@ const MonitorCards = (() => {
         else line = "Its safety status shows once it is connected.";
         setText(p.safety, line);
         p.safety.classList.toggle("muted", !safety);
+        p.safety.hidden = off; // the reason above says it all
         const active = !!safety && safety.monitoring === "active";
         p.chips.hidden = !active;
         if (active) {
@@ -660,7 +666,8 @@ const MonitorCards = (() => {
     function actions(card, m, connection) {
         const sessionId = Players.sessionOf(m.monitorId);
         const pinned = sessionId ? Players.isPinned(sessionId) : false;
-        const connected = connection === "connected";
+        // nothing to listen to while monitoring is switched off there (the monitor refuses streams)
+        const connected = connection === "connected" && m.monitoring !== "off";
         const name = m.name || "Monitor";
         const confirm = confirming === m.monitorId;
         const spec = { sessionId, pinned, connected, confirm };

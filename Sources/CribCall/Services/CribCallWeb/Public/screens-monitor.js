@@ -45,6 +45,7 @@ defineScreen("monitor", {
     tab: "monitor",
     title: "Monitor",
     confirming: null, // the listener whose revocation waits for a second press
+    stopping: false, // "Stop monitoring?" is asked
     qrShown: "", // the QR code's text drawn now, so the SVG is only replaced when it changes
 
     init() {
@@ -62,6 +63,7 @@ defineScreen("monitor", {
     update(state) {
         const monitoring = Live.connected ? monitoringOf(state) : "disconnected";
         this.header(state, monitoring);
+        this.monitoringSwitch(state);
         this.statusCard(state, monitoring);
         this.preview(monitoring);
         this.tiles(state, monitoring);
@@ -81,7 +83,24 @@ defineScreen("monitor", {
         const live = monitoring === "active" || monitoring === "off";
         const pill = $("#monitor-live");
         pill.classList.toggle("offline", !live);
-        setText($("span:last-child", pill), live ? "Live" : "Offline");
+        setText($("span:last-child", pill), live ? "Live" : monitoring === "switched_off" ? "Off" : "Offline");
+    },
+
+    /** "Monitoring: ON/OFF" with Start/Stop monitoring (seed 000 §3.2, Monitor Home). */
+    monitoringSwitch(state) {
+        const on = !(state.settings && state.settings.monitoring === false);
+        const card = $("#monitoring-card");
+        card.classList.toggle("off", !on);
+        setText($("#monitoring-word"), on ? "ON" : "OFF");
+        setText($("#monitoring-detail"), on
+            ? "Sounds and safety alerts go to your paired devices."
+            : "Nothing is sent: no alert, no live sound or video. Your paired devices know it is off.");
+        const button = $("#monitoring-button");
+        button.dataset.action = on ? "monitoring-stop" : "monitoring-start";
+        button.className = `btn ${on ? "btn-secondary" : "btn-primary"} btn-small`;
+        setText(button, on ? "Stop monitoring" : "Start monitoring");
+        if (!on) this.stopping = false;
+        $("#monitoring-confirm").hidden = !this.stopping;
     },
 
     statusCard(state, monitoring) {
@@ -95,6 +114,10 @@ defineScreen("monitor", {
             kind = "paused";
             title = "Reconnecting to the monitor…";
             detail = "The picture and alerts come back by themselves once the connection is back.";
+        } else if (monitoring === "switched_off") {
+            kind = "paused";
+            title = "Monitoring is off";
+            detail = "No sound or safety alert goes to your paired devices until you start monitoring again.";
         } else if (monitoring === "off") {
             kind = "paused";
             title = "Safety detection is off";
@@ -144,7 +167,9 @@ defineScreen("monitor", {
     tiles(state, monitoring) {
         const active = monitoring === "active";
         // paused: no picture comes; stale: pictures come but cannot be judged (too dark, nothing in the area)
-        const waiting = { off: "Safety detection is off", stale: "Waiting for a clear picture" }[monitoring]
+        const waiting = {
+            off: "Safety detection is off", stale: "Waiting for a clear picture", switched_off: "Monitoring is off",
+        }[monitoring]
             || "Waiting for connection";
         const safety = state.safety || {};
         const movement = active ? MOVEMENT_WORDS[safety.movement] || MOVEMENT_WORDS.unknown : ["--", waiting];
@@ -276,6 +301,31 @@ defineScreen("monitor", {
     },
 
     actions: {
+        "monitoring-stop"() {
+            this.stopping = true;
+            this.monitoringSwitch(Live.state);
+            $("#monitoring-confirm [data-action='monitoring-cancel']").focus();
+        },
+        "monitoring-cancel"() {
+            this.stopping = false;
+            this.monitoringSwitch(Live.state);
+            $("#monitoring-button").focus();
+        },
+        async "monitoring-confirm"(button) {
+            button.disabled = true;
+            const ok = await attempt(() => saveSettings({ monitoring: false }));
+            button.disabled = false;
+            this.stopping = false;
+            this.monitoringSwitch(Live.state);
+            $("#monitoring-button").focus();
+            if (ok) announce("Monitoring is off. Your paired devices were told.");
+        },
+        async "monitoring-start"(button) {
+            button.disabled = true;
+            const ok = await attempt(() => saveSettings({ monitoring: true }));
+            button.disabled = false;
+            if (ok) announce("Monitoring is on.");
+        },
         async reconnect(button) {
             button.disabled = true;
             announce("Checking the camera again…");

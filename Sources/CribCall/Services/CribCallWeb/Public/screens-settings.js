@@ -13,8 +13,9 @@ function settingsLine(state) {
         paused: "Monitoring paused",
         stale: "Monitoring cannot judge right now",
         off: "Safety detection off",
+        switched_off: "Monitoring is off",
     }[monitoring]];
-    if (monitoring !== "off") parts.push(monitoring === "paused" ? "Camera not connected" : "Camera connected");
+    if (monitoring !== "off" && monitoring !== "switched_off") parts.push(monitoring === "paused" ? "Camera not connected" : "Camera connected");
     parts.push(state.settings && state.settings.safetyAlerts === false ? "Alerts off" : "Alerts on");
     return parts.join(" · ");
 }
