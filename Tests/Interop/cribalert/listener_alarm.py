@@ -29,6 +29,9 @@ play (muted at the output by --mute-audio) and the notifications are still shown
    says "The link to <monitor> is back."
 6. A high alert stays in front of a newer, lesser one: two alerts handed to the page's Alerts module (a covered
    face, then a newer noise) show the covered face first, the noise once it is closed.
+7. After a reload nobody has touched the page, so the browser lets it make no sound: the banner "Tap here to turn
+   the alarm sound on" is shown, and an alert handed to the page then shows without tones. A tap on the banner
+   allows sound: the banner goes, the page says "The alarm sound is on.", and the next alert plays its tones.
 
 Prints {"event": "ready"} once the browser is up (--timeout counts from there), the two events above, then one JSON
 line ({"ok": true, "noise_dialog_ms": …, "tones": …, "notifications": [...]}); progress goes to stderr. Exit status:
@@ -301,6 +304,46 @@ def walk_high_in_front(lis: Window, lis_api: Api, args, result: dict) -> None:
     lis.click("Close alert")
 
 
+def hand_alert(lis: Window, lis_api: Api, args, alert_id: str) -> None:
+    """An open noise alert handed to the page's own Alerts module, as its state events hand them."""
+    lis.d.execute_script("""
+        const [monitorId, name, id, now] = arguments;
+        Alerts.receive({monitorId, monitorName: name, state: "open", body: "", buttons: [], alertId: id,
+                        kind: "noise", severity: "medium", title: "A sound handed to the page", detectedAt: now});
+    """, lis_api.state()["monitors"][0]["monitorId"], args.monitor_name, alert_id, int(time.time() * 1000))
+
+
+def walk_sound_after_reload(lis: Window, lis_api: Api, args, result: dict) -> None:
+    lis.d.refresh()
+    lis.wait_screen("monitors")
+    banner = lis.wait("the sound banner after the reload", lambda: (b := lis.d.find_element(By.ID, "sound-banner"))
+                      .is_displayed() and b)
+    if "turn the alarm sound on" not in normalise(banner.text):
+        raise CheckFailed("sound after reload", f"the banner says {banner.text!r}")
+    lis.screenshot("sound-banner")
+    tones = alarm(lis)["tones"]
+    hand_alert(lis, lis_api, args, "walk-silent")
+    lis.wait("the alert shown", lambda: (d := dialog(lis)) and d["title"] == "A sound handed to the page")
+    time.sleep(1)
+    if alarm(lis)["tones"] != tones:
+        raise CheckFailed("sound after reload", "tones played before the page was touched: the premise is wrong")
+    # closed by the page's own button, clicked from script: no tap of the person's (that would allow sound)
+    lis.d.execute_script("document.querySelector('[data-alert=close]').click()")
+    lis.wait("the alert closed", lambda: dialog(lis) is None)
+    if not banner.is_displayed():
+        raise CheckFailed("sound after reload", "the banner went while the alarm could not sound")
+    banner.click()  # the parent's first tap after the reload (any tap would do)
+    lis.wait("the banner gone once sound is allowed", lambda: not banner.is_displayed() and lis.snapshot()
+             ["soundAllowed"])
+    said = "the alarm sound is on"
+    lis.wait("the page says so", lambda: said in normalise(
+        lis.d.execute_script("return document.getElementById('status').textContent")), timeout=5)
+    hand_alert(lis, lis_api, args, "walk-heard")
+    lis.wait("the next alert plays its tones", lambda: alarm(lis)["tones"] > tones, timeout=5)
+    lis.click("Close alert")
+    result["tones_after_tap"] = alarm(lis)["tones"] - tones
+
+
 def check_environment(args) -> Api:
     web_app.check_browser_tools(args)
     api = web_app.app_api(args.listener_url, "listener")
@@ -330,6 +373,7 @@ def run(args, browser: Browser, result: dict, on_ready) -> None:
         ("link_lost", lambda: walk_link_lost(lis, lis_api, args, result)),
         ("link_back", lambda: walk_link_back(lis, lis_api, args, result)),
         ("high_in_front", lambda: walk_high_in_front(lis, lis_api, args, result)),
+        ("sound_after_reload", lambda: walk_sound_after_reload(lis, lis_api, args, result)),
     ]:
         t = time.monotonic()
         fn()

@@ -437,6 +437,9 @@ SEED_TEXTS = {
     # (and, while it runs, "Setting up... N%" with "Checking camera placement and lighting…": see walk_setup_check)
     "setup-check": ["Step 4 of 4", "AI active", "Final setup check", "Privacy first.",
                     "Analysis happens locally on your device.", "Start Monitoring"],
+    # a monitor without a camera has two steps: its name, then the check (no placement, no sleep area)
+    "setup-name-audio-only": ["Step 1 of 2", "What do you call your baby?", "Continue"],
+    "setup-check-audio-only": ["Step 2 of 2", "Final setup check", "Start Monitoring"],
     "monitor": ["Live", "sleep looks normal", "Live preview", "Movement", "Position", "Safety Alerts",
                 "Recent Activity", "View All", "Pair a listener", "Show pairing code", "Sound level", "Monitor",
                 "History", "Settings"],
@@ -496,8 +499,8 @@ def walk_welcome(page: Page) -> None:
     start.click()
 
 
-def walk_setup_name(page: Page, name: str) -> None:
-    visit(page, "setup-name", "setup-name")
+def walk_setup_name(page: Page, name: str, texts_key: str = "setup-name") -> None:
+    visit(page, "setup-name", "setup-name", texts_key)
     field = page.control("Baby's name", tags=("input",))
     page.control("Continue", enabled=False)
     field.send_keys("   ")
@@ -562,9 +565,10 @@ def walk_setup_area(page: Page, api: Api, result: dict) -> None:
 
 
 def walk_setup_check(page: Page, result: dict,
-                     running_text: str = "Checking camera placement and lighting to help reduce false alerts.") -> None:
+                     running_text: str = "Checking camera placement and lighting to help reduce false alerts.",
+                     texts_key: str = "setup-check") -> None:
     page.wait_screen("setup-check")
-    page.expect_texts("setup-check", SEED_TEXTS["setup-check"])
+    page.expect_texts("setup-check", SEED_TEXTS[texts_key])
     t0 = time.monotonic()
     start = page.control("Start Monitoring", enabled=None)
     running = normalise(running_text)
@@ -626,8 +630,9 @@ def walk_audio_only(page: Page, api: Api, args: argparse.Namespace, result: dict
     name comes the final check at once (no camera to place, no sleep area), which checks the room's noise only; then
     the Monitor screen with its sound meter, a pairing QR code on "Show pairing code", and its listeners."""
     walk_welcome(page)
-    walk_setup_name(page, args.name)
-    walk_setup_check(page, result, "Listening to the room's sound level to help reduce false alerts.")
+    walk_setup_name(page, args.name, "setup-name-audio-only")
+    walk_setup_check(page, result, "Listening to the room's sound level to help reduce false alerts.",
+                     "setup-check-audio-only")
     checks = [li.split(":")[0] for li in result.get("calibration_checks", [])]
     if checks != ["Room noise"]:
         raise CheckFailed("audio-only check", f"it checked {checks}, expected the room's noise only")

@@ -68,9 +68,52 @@ function render(state) {
     Router.render(state);
     if (!state) return;
     syncSettingSwitches(state);
+    SoundBanner.update(state);
     MonitoringNews(state);
     Alerts.update(state);
 }
+
+/**
+ * "Tap here to turn the alarm sound on", on a parent's device (the listener's app) while the browser does not let
+ * the page make sound: after a reload nobody has touched it yet, and an alarm would show without a sound. Any tap or
+ * key on the page allows sound; the banner goes once the tap is over (going at once would move the page under the
+ * finger), saying so. Not on the welcome screen, whose own "Continue" is that first tap.
+ */
+const SoundBanner = (() => {
+    let allowed = false;
+    let shown = false; // the banner was shown: its going is said out loud
+
+    async function allow() {
+        if (!allowed) allowed = !!(await Sounds.audioContext());
+    }
+
+    function sync() {
+        const state = Live.state;
+        const wanted = !allowed && !!state && state.role === "listener" && Router.current !== "welcome";
+        $("#sound-banner").hidden = !wanted;
+        if (wanted) shown = true;
+        if (allowed && shown) {
+            shown = false;
+            announce("The alarm sound is on.");
+        }
+    }
+
+    return {
+        init() {
+            for (const type of ["pointerdown", "keydown"]) {
+                document.addEventListener(type, () => { allow(); }, { capture: true });
+            }
+            // after the tap or key is handled where it landed
+            for (const type of ["click", "keyup", "pointercancel"]) {
+                document.addEventListener(type, () => setTimeout(() => allow().then(sync), 0), { capture: true });
+            }
+            const ua = navigator.userActivation;
+            if (!ua || ua.hasBeenActive) allow();
+        },
+        update() { sync(); },
+        get allowed() { return allowed; },
+    };
+})();
 
 /** The "Reconnecting to the monitor…" banner; it appears only after a short grace, not on a brief hiccup. */
 const ConnectionBanner = (() => {
@@ -115,6 +158,7 @@ function snapshot() {
         alertShown: Alerts.shown,
         alertShownAt: Alerts.shown ? Alerts.shownAt : null, // performance.now() when it appeared
         status: Status.text,
+        soundAllowed: SoundBanner.allowed,
         cameraAvailable: CameraFeed.available,
         live: LiveView.status(), // the monitor's own live view: {mode: idle|connecting|webrtc|pictures, reason, …}
         players: Players.list(), // a listener's streams playing in this page
@@ -150,6 +194,7 @@ fillIcons();
 initSkipLink();
 initScreens();
 initSettingSwitches();
+SoundBanner.init();
 Alerts.init();
 Live.onState(render);
 Live.onConnection(ConnectionBanner);

@@ -38,6 +38,21 @@ defineScreen("welcome", {
 });
 
 // ---------------------------------------------------------------------------------------------------------------
+/** "Step N of M" in a setup screen's head and progress bar: four steps with a camera, two without (a monitor that
+ *  only listens has no camera to place and no sleep area: its name, then the check). */
+function setupStep(screen, state, step) {
+    const camera = !(state && state.camera && state.camera.watched === false);
+    const [n, total] = camera ? [step, 4] : [step === 1 ? 1 : 2, 2];
+    const words = `Step ${n} of ${total}`;
+    const section = Router.section(screen);
+    setText($(".step", section), words);
+    const bar = $(".progress", section);
+    const percent = Math.round((n / total) * 100);
+    bar.setAttribute("aria-valuenow", String(percent));
+    bar.setAttribute("aria-valuetext", words);
+    $(".progress-bar", bar).className = `progress-bar w-${percent}`;
+}
+
 // Step 1 of 4: the baby's name
 
 defineScreen("setup-name", {
@@ -55,6 +70,7 @@ defineScreen("setup-name", {
     },
 
     enter(_el, state) {
+        setupStep("setup-name", state, 1);
         $("#setup-name-input").value = (state && state.app && state.app.babyName) || "";
         $("#setup-name-error").hidden = true;
         this.sync();
@@ -296,6 +312,7 @@ defineScreen("setup-check", {
     },
 
     update(state) {
+        setupStep("setup-check", state, 4);
         const box = $("#check-box");
         placeOnPicture(box, edgesOf(state.settings && state.settings.sleepArea));
     },
