@@ -1,6 +1,6 @@
 // swift-tools-version:6.1
 //
-// One package, several products, one shared platform: see ../shared/design/ARCHITECTURE.md and the README's map.
+// One package, several products, one shared platform: see docs/ARCHITECTURE.md and the map in docs/development.md.
 //
 // The folders are the architecture: Sources/<area>/<layer>/<module>, where <area> is Platform (shared by every
 // product) or a product (CribCall, BeMyEars, …) and <layer> is, from the bottom up,

@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Locates the published test vectors kept in `Tests/Fixtures/` (copied unchanged from
-/// `../shared/vectors/`, each file names its source in its header).
+/// Locates the published test vectors kept in `Tests/Fixtures/` (kept unchanged; each file names the publication it
+/// comes from in its header).
 public enum Fixtures {
     /// The repository root: the nearest folder above this source file that holds Package.swift.
     public static let repositoryRoot: URL = {

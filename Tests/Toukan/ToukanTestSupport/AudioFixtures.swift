@@ -11,7 +11,7 @@ public enum AudioFixtures {
         return url
     }()
 
-    /// The sentences whose transcripts the README's word error rate was measured on.
+    /// The sentences whose transcripts the word error rate in docs/toukan.md was measured on.
     public static let sentences = [
         "please call me back tomorrow morning about the meeting",
         "the budget review is moved to friday afternoon",

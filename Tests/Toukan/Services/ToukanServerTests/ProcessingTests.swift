@@ -48,7 +48,7 @@ struct ProcessingTests {
         let loudness = try #require(memory["loudness"] as? Double)
         #expect(loudness > -40 && loudness < -5, "\(loudness)")
         let transcript = try #require(memory["transcript"] as? String)
-        // PocketSphinx on espeak-ng is poor (README: word error rate); "tomorrow" was recognised in every run.
+        // PocketSphinx on espeak-ng is poor (docs/toukan.md: word error rate); "tomorrow" was recognised in every run.
         #expect(transcript.split(separator: " ").count >= 3, "\(transcript)")
         #expect(transcript.contains("tomorrow"), "\(transcript)")
     }
