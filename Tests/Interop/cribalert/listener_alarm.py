@@ -33,8 +33,9 @@ play (muted at the output by --mute-audio) and the notifications are still shown
    the alarm sound on" is shown, and an alert handed to the page then shows without tones. A tap on the banner
    allows sound: the banner goes, the page says "The alarm sound is on.", and the next alert plays its tones.
 
-Prints {"event": "ready"} once the browser is up (--timeout counts from there), the two events above, then one JSON
-line ({"ok": true, "noise_dialog_ms": …, "tones": …, "notifications": [...]}); progress goes to stderr. Exit status:
+Prints {"event": "ready"} once the browser is up (--timeout, each step's own limit, counts from its start), the
+two events above, then one JSON line ({"ok": true, "noise_dialog_ms": …, "tones": …, "notifications": [...]});
+progress goes to stderr. Exit status:
 0 passed, 1 a check failed, 2 the environment is not usable, 3 --launch-timeout or --timeout fired.
 
 Needs: apt-get install chromium chromium-driver; pip install selenium==4.51.0.
@@ -375,6 +376,7 @@ def run(args, browser: Browser, result: dict, on_ready) -> None:
         ("high_in_front", lambda: walk_high_in_front(lis, lis_api, args, result)),
         ("sound_after_reload", lambda: walk_sound_after_reload(lis, lis_api, args, result)),
     ]:
+        web_app.begin_step(name)
         t = time.monotonic()
         fn()
         timings[name] = ms_since(t)
@@ -388,7 +390,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--listener-url", required=True, help="the listener's app, secret included")
     ap.add_argument("--monitor-name", default="Nursery", help="the paired monitor's name")
-    ap.add_argument("--timeout", type=float, default=300, help="hard limit for the run once the browser is up, s")
+    ap.add_argument("--timeout", type=float, default=180,
+                    help="hard limit for each step of the walk, from when it starts, seconds")
     ap.add_argument("--launch-timeout", type=float, default=120, help="hard limit for starting the browser, s")
     ap.add_argument("--step-timeout", type=float, default=20, help="limit for each wait, seconds")
     ap.add_argument("--artifacts", help="directory for the screenshots (and, on failure, the console log)")

@@ -3,7 +3,7 @@
 --web`): pairing by address and PIN, live video and sound in the page, alerts acted on for everyone.
 
     listener_app.py --monitor-url http://127.0.0.1:P1/s/S1/ --listener-url http://127.0.0.1:P2/s/S2/
-                    [--artifacts DIR] [--timeout 240]
+                    [--artifacts DIR] [--timeout 180]
 
 Both programs must already run: the monitor with --safety (a camera, e.g. --video-source test), a microphone that
 plays a steady tone (`--audio-source file:TONE.wav`; `listener_app.py --write-tone TONE.wav` writes one: 440 Hz at
@@ -52,7 +52,7 @@ A PNG of every listener screen (L01-welcome.png, …) and of the monitor's scree
 the PIN (M…-pairing-pin.png), goes to --artifacts. The browser's console is collected throughout and any SEVERE entry
 fails the run. No page may show a prohibited medical term, and every control shown must have an accessible name.
 
-Prints {"event": "ready"} once the browser is up (--timeout counts from there), then one JSON line on stdout
+Prints {"event": "ready"} once the browser is up (--timeout, each step's own limit, counts from its start), then one JSON line on stdout
 ({"ok": true, "alert_ms": …, "video": {…}, "audio": {…}, …}); progress goes to stderr. Exit status: 0 passed, 1
 a check failed, 2 the environment is not usable, 3 --launch-timeout or --timeout fired.
 
@@ -734,6 +734,7 @@ def run(args, browser: Browser, result: dict, on_ready) -> None:
     on_ready()
 
     def step(name, fn):
+        web_app.begin_step(name)
         t = time.monotonic()
         out = fn()
         timings[name] = ms_since(t)
@@ -770,7 +771,8 @@ def main() -> int:
     ap.add_argument("--listener-url", help="the listener's app, secret included")
     ap.add_argument("--listener-name", default="Mum", help="the --name the listener runs with (the alert's 'by')")
     ap.add_argument("--baby-name", default="Liam", help="the baby's name entered in a fresh monitor's setup")
-    ap.add_argument("--timeout", type=float, default=240, help="hard limit for the run once the browser is up, s")
+    ap.add_argument("--timeout", type=float, default=180,
+                    help="hard limit for each step of the walk, from when it starts, seconds")
     ap.add_argument("--launch-timeout", type=float, default=120, help="hard limit for starting the browser, s")
     ap.add_argument("--step-timeout", type=float, default=20, help="limit for each wait, seconds")
     ap.add_argument("--artifacts", help="directory for the screenshots (and, on failure, the console log)")

@@ -40,8 +40,8 @@ A PNG of every screen (01-welcome.png, …) goes to --artifacts. The browser's c
 any SEVERE entry fails the run (with --pause-check, failed picture requests while the camera is away are allowed
 and counted).
 
-Prints {"event": "ready"} once the browser is up (its start-up is not part of --timeout, which counts from there;
---launch-timeout bounds it), then one JSON line on stdout ({"ok": true, "alert_ms": …, "screens": […], …});
+Prints {"event": "ready"} once the browser is up (its start-up is bounded by --launch-timeout; --timeout is each
+step's own limit, from when the step starts), then one JSON line on stdout ({"ok": true, "alert_ms": …, "screens": […], …});
 progress goes to stderr. Exit status: 0 passed, 1 a check failed, 2 the environment is not usable (no server, no
 browser, a monitor that is not fresh), 3 --launch-timeout or --timeout fired. Every wait has a deadline and the
 browser is always shut down.
@@ -1092,10 +1092,12 @@ def run(args: argparse.Namespace, browser: Browser, result: dict, on_ready) -> N
         ("monitor", lambda: walk_monitor(page, args.name)),
     ]
     for name, step in steps:
+        begin_step(name)
         t = time.monotonic()
         step()
         timings[name] = ms_since(t)
         page.check_console(name)
+    begin_step("alert")
     t = time.monotonic()
     alert_id = walk_alert(page, api, result)
     timings["alert"] = ms_since(t)
@@ -1107,6 +1109,7 @@ def run(args: argparse.Namespace, browser: Browser, result: dict, on_ready) -> N
         ("landscape", lambda: walk_landscape(page, api, result)),
         ("reload", lambda: walk_reload(page, args.url)),
     ]:
+        begin_step(name)
         t = time.monotonic()
         step()
         timings[name] = ms_since(t)
@@ -1121,6 +1124,7 @@ def run(args: argparse.Namespace, browser: Browser, result: dict, on_ready) -> N
     if not origin.startswith(("http://127.0.0.1:", "http://[::1]:")) or foreign:
         raise CheckFailed("offline", f"requests left the loopback origin {origin}: {foreign[:5]}")
     if args.pause_check:
+        begin_step("pause")
         walk_pause(page, result)
         page.check_console("pause")
     result["console_entries"] = len(page.console)
@@ -1135,7 +1139,8 @@ def main() -> int:
     ap.add_argument("--pause-check", action="store_true",
                     help="at the end, wait for 'Monitoring paused' (the caller stops the camera) and time it")
     ap.add_argument("--pause-timeout", type=float, default=30, help="how long --pause-check waits, seconds")
-    ap.add_argument("--timeout", type=float, default=180, help="hard limit for the run once the browser is up, s")
+    ap.add_argument("--timeout", type=float, default=180,
+                    help="hard limit for each step of the walk, from when it starts, seconds")
     ap.add_argument("--launch-timeout", type=float, default=120, help="hard limit for starting the browser, s")
     ap.add_argument("--step-timeout", type=float, default=20, help="limit for each wait, seconds")
     ap.add_argument("--artifacts", help="directory for the screenshots (and, on failure, the console log)")
@@ -1151,9 +1156,20 @@ def main() -> int:
     return supervise(args, {"ok": False, "url": re.sub(r"/s/[^/]+/", "/s/…/", args.url)}, run, save_failure)
 
 
+# The watchdog of the walk's steps (supervise sets it): each step gets --timeout from when it starts, so a loaded
+# machine that makes every step slower fails no walk that still makes progress, and a step that hangs still fails.
+_STEP_WATCHDOG = [lambda name: None]
+
+
+def begin_step(name: str) -> None:
+    """A step of the walk starts: its own --timeout starts now."""
+    _STEP_WATCHDOG[0](name)
+
+
 def supervise(args: argparse.Namespace, result: dict, run, save_failure) -> int:
     """Runs a walk, `run(args, browser, result, on_ready)`, under --launch-timeout (until it calls on_ready, which
-    prints {"event": "ready"}) and then --timeout, with SIGTERM as an interruption; on failure `save_failure(args,
+    prints {"event": "ready"}) and then --timeout for each step (``begin_step``; a walk without steps has one),
+    with SIGTERM as an interruption; on failure `save_failure(args,
     browser, result)` keeps the page's view. Prints `result` as ONE JSON line whatever happens (a watchdog that fires
     prints it and exits 3) and returns the exit status: 0 passed, 1 a check failed, 2 the environment is not usable.
     The browser is always shut down. Shared by web_app.py, listener_app.py and privacy_browser.py."""
@@ -1192,7 +1208,13 @@ def supervise(args: argparse.Namespace, result: dict, run, save_failure) -> int:
     def on_ready() -> None:
         with print_lock:
             print(json.dumps({"event": "ready"}), flush=True)
-        arm(args.timeout, f"the walk did not complete within --timeout {args.timeout:.0f} s of the browser starting")
+        arm(args.timeout, f"the walk did not reach its first step within --timeout {args.timeout:.0f} s")
+
+    def step_started(name: str) -> None:
+        result["step_under_way"] = name
+        arm(args.timeout, f"the step {name!r} did not complete within --timeout {args.timeout:.0f} s of starting")
+
+    _STEP_WATCHDOG[0] = step_started
 
     arm(args.launch_timeout, f"the browser did not start within --launch-timeout {args.launch_timeout:.0f} s")
 

@@ -58,6 +58,7 @@ public struct SystemdSandbox {
         if getuid() == 0 {
             let nobody = getpwnam("nobody")
             guard let nobody else { throw PeerFailure("no user 'nobody' to run the user manager as") }
+            try openToEveryone()
             _ = chown(runtime.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
             return try await Subprocess.run(
                 "setpriv",
@@ -67,6 +68,25 @@ public struct SystemdSandbox {
                 ] + arguments, environment: environment)
         }
         return try await Subprocess.run(manager, arguments, environment: environment)
+    }
+
+    /// Makes every directory of the sandbox searchable and every file readable by `nobody`, whatever the umask of
+    /// the process that created them (a restrictive one left `config/systemd` closed to the user manager:
+    /// "Failed to open configuration file …/config/systemd/user.conf: Permission denied").
+    func openToEveryone() throws {
+        let manager = FileManager.default
+        var paths = [root.path]
+        if let walker = manager.enumerator(atPath: root.path) {
+            while let relative = walker.nextObject() as? String {
+                paths.append(root.appendingPathComponent(relative).path)
+            }
+        }
+        for path in paths where path != runtime.path {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            let executable = isDirectory.boolValue || path == program
+            try manager.setAttributes([.posixPermissions: executable ? 0o755 : 0o644], ofItemAtPath: path)
+        }
     }
 
     public func remove() {

@@ -31,11 +31,13 @@ struct WebAppBrowserTests {
 
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/cribalert/web_app.py").path
         let browser = try BackgroundProcess(
-            python, [script, "--url", url, "--artifacts", artifacts.path, "--timeout", "360", "--pause-check"])
+            python, [script, "--url", url, "--artifacts", artifacts.path, "--timeout", "180", "--pause-check"])
         _ = try? await browser.ready("web_app.py", timeout: .seconds(180)) { $0.contains(#""event": "ready""#) }
         // The walk ends by asking for the camera to go away.
         // The walk visits every screen and setting: on a loaded 2-core machine it takes up to 4 minutes.
-        if await browser.line(timeout: .seconds(360), where: { $0.contains(#""event": "pause-check""#) }) != nil {
+        // A last resort only: the walk's own watchdog gives each step 180 s from its start (a loaded machine makes
+        // every step slower, which must not fail a walk that makes progress).
+        if await browser.line(timeout: .seconds(1200), where: { $0.contains(#""event": "pause-check""#) }) != nil {
             let disconnected = try await Subprocess.run(
                 try Subprocess.builtProduct("cribcall"), ["camera", "disconnect"] + data)
             #expect(disconnected.status == 0, "\(disconnected.stderrText)")
@@ -156,9 +158,9 @@ struct WebAppBrowserTests {
             python,
             [
                 script, "--monitor-url", monitorURL, "--listener-url", listenerURL, "--artifacts", artifacts.path,
-                "--timeout", "360",
+                "--timeout", "180",
             ])
-        let status = await browser.waitForExit(timeout: .seconds(480))
+        let status = await browser.waitForExit(timeout: .seconds(1200))  // each step has its own 180 s
         let line = browser.output.last { $0.hasPrefix("{") && $0.contains("\"ok\"") } ?? "{}"
         let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
         // "Mark as okay" on Mum's page reached Dad's listener: that alert, okay, by Mum.
@@ -201,10 +203,10 @@ struct WebAppBrowserTests {
         let url = try await Self.webURL(of: listener)
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/cribalert/listener_alarm.py").path
         let browser = try BackgroundProcess(
-            python, [script, "--listener-url", url, "--artifacts", artifacts.path, "--timeout", "300"])
+            python, [script, "--listener-url", url, "--artifacts", artifacts.path, "--timeout", "180"])
         // The walk asks for the monitor to go (a power cut: SIGKILL) and to come back on the same port.
         var restarted: BackgroundProcess?
-        if await browser.line(timeout: .seconds(420), where: { $0.contains(#""event": "stop-monitor""#) }) != nil {
+        if await browser.line(timeout: .seconds(900), where: { $0.contains(#""event": "stop-monitor""#) }) != nil {
             kill(monitor.process.processIdentifier, SIGKILL)
             _ = await monitor.process.waitForExit(timeout: .seconds(10))
             if await browser.line(timeout: .seconds(120), where: { $0.contains(#""event": "start-monitor""#) }) != nil {
@@ -218,7 +220,7 @@ struct WebAppBrowserTests {
                 _ = try? await again.ready("cribcall monitor") { $0.contains(#""event":"ready""#) }
             }
         }
-        let status = await browser.waitForExit(timeout: .seconds(180))
+        let status = await browser.waitForExit(timeout: .seconds(600))
         let line = browser.output.last { $0.hasPrefix("{") && $0.contains("\"ok\"") } ?? "{}"
         let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
         _ = await listener.stop()
