@@ -29,6 +29,8 @@ extension MonitorEvent {
             ]
         case .pairingFailed(let reason):
             return ["event": "pairing_failed", "reason": .string(reason)]
+        case .storeFailed(let what, let reason):
+            return ["event": "store_failed", "what": .string(what), "reason": .string(reason)]
         case .eventNotLogged(let seq, let reason):
             return ["event": "event_not_logged", "seq": number(seq), "reason": .string(reason)]
         case .noise(let seq, let eventId, let peakLevel, let timestamp):

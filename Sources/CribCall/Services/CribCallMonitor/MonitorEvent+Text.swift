@@ -28,6 +28,9 @@ extension MonitorEvent {
             return "Paired \"\(name)\" by \(method == "qr" ? "QR code" : "PIN")."
         case .pairingFailed(let reason):
             return Self.pairingFailure(reason)
+        case .storeFailed(let what, let reason):
+            return "⚠️  The monitor's database failed: it could not \(what) (\(reason)). Check the disk and the "
+                + "data directory; the monitor goes on."
         case .eventNotLogged(let seq, let reason):
             return "Alert #\(seq) could not be saved: \(reason). Connected listeners were alerted now; "
                 + "they cannot replay it later."

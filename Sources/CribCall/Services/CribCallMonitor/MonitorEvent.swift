@@ -21,6 +21,9 @@ public enum MonitorEvent: Sendable, Hashable {
     /// The event `seq` could not be kept in the log (e.g. the disk is full): it went to the connected listeners
     /// live, but cannot be replayed later. `reason` says what to do.
     case eventNotLogged(seq: Int64, reason: String)
+    /// The monitor's database refused something it had to keep or read (`what`, in words, and why): said rather than
+    /// swallowed, with what it means for the people using it.
+    case storeFailed(what: String, reason: String)
     /// A listener connected (trusted or only able to pair).
     case listenerConnected(certFingerprint: String, listenerId: String?, trusted: Bool)
     /// `count` more devices that are not paired connected within `within` of the one reported before them (they

@@ -257,10 +257,16 @@ extension MonitorService {
             update = AlertUpdated(
                 alertId: action.alertId, state: .muted, by: name, at: now, mutedUntil: now + Int64(minutes) * 60_000)
         }
-        try? database.recordAlertUpdate(
-            AlertUpdateRecord(
-                alertId: update.alertId, state: update.state.rawValue, byName: update.by, at: update.at,
-                mutedUntil: update.mutedUntil))
+        do {
+            try database.recordAlertUpdate(
+                AlertUpdateRecord(
+                    alertId: update.alertId, state: update.state.rawValue, byName: update.by, at: update.at,
+                    mutedUntil: update.mutedUntil))
+        } catch {
+            emit.yield(
+                .storeFailed(
+                    what: "keep \(update.by)'s action on alert \(update.alertId) in the history", reason: "\(error)"))
+        }
         emit.yield(.alertUpdated(update))
         for session in sessions.values where session.listenerId != nil {
             session.outbox.send(.alertUpdated(update))

@@ -306,9 +306,20 @@ public actor MonitorService {
             // event then cannot move the listener's lastSeq past what it has not been sent yet), a page at a time.
             let database = database
             let monitorId = monitorId
+            let emit = emit
             session.outbox.replay(after: request.afterSeq) { cursor in
-                let records = (try? database.noiseEvents(afterSeq: cursor, limit: Self.replayPage)) ?? []
-                return (records.map { $0.replayMessage(monitorId: monitorId) }, records.last?.seq ?? cursor)
+                guard cursor != .max else { return ([], cursor) }  // told it failed: over
+                do {
+                    let records = try database.noiseEvents(afterSeq: cursor, limit: Self.replayPage)
+                    return (records.map { $0.replayMessage(monitorId: monitorId) }, records.last?.seq ?? cursor)
+                } catch {
+                    emit.yield(.storeFailed(what: "read its event log to replay missed alerts", reason: "\(error)"))
+                    let told = ControlMessage.error(
+                        .internalError,
+                        "the monitor could not read its event log: alerts missed while the link was down cannot be "
+                            + "replayed now", inReplyTo: "EVENTS_SINCE")
+                    return ([told], .max)
+                }
             }
             return []
         case .alertAction(let action):
@@ -318,7 +329,20 @@ public actor MonitorService {
             guard let listenerId = session.listenerId, request.listenerId == listenerId else {
                 return [.send(.error(.unauthorized, "a listener can only unpair itself", inReplyTo: "UNPAIR"))]
             }
-            _ = try? database.revokeListener(id: listenerId)
+            do {
+                _ = try database.revokeListener(id: listenerId)
+            } catch {
+                // Not forgotten: saying UNPAIRED would leave a pairing the listener believes is gone.
+                emit.yield(
+                    .storeFailed(
+                        what: "forget the listener \(listenerId) (it asked to be unpaired)", reason: "\(error)"))
+                return [
+                    .send(
+                        .error(
+                            .internalError, "the monitor could not forget this listener; it is still paired: try again",
+                            inReplyTo: "UNPAIR"))
+                ]
+            }
             // This connection's answer is UNPAIRED alone: an ERROR racing it would read as a refusal.
             reloadTrust(answering: id)
             return [.send(.unpaired(Unpaired(listenerId: listenerId))), .close(.ok)]
@@ -383,7 +407,15 @@ public actor MonitorService {
                     paired = listener
                 }
             case .persistFailedSessions(let count):
-                try? database.setPinPairingFailures(count)
+                do {
+                    try database.setPinPairingFailures(count)
+                } catch {
+                    // The lock holds while this process runs; only a restart would forget the count.
+                    emit.yield(
+                        .storeFailed(
+                            what: "save the count of failed PIN pairings (\(count)); a restart would forget it",
+                            reason: "\(error)"))
+                }
             }
         }
         return forSession
@@ -552,7 +584,11 @@ public actor MonitorService {
     /// events written, so it never grows past what a replay may send.
     func pruneEventLog(afterWriting seq: Int64? = nil) {
         guard seq.map({ $0 % Self.prunePeriod == 0 }) ?? true else { return }
-        _ = try? database.pruneNoiseEvents(keepLast: 1000, newerThan: wallClock().addingTimeInterval(-86_400))
+        do {
+            _ = try database.pruneNoiseEvents(keepLast: 1000, newerThan: wallClock().addingTimeInterval(-86_400))
+        } catch {
+            emit.yield(.storeFailed(what: "prune its event log (it keeps growing)", reason: "\(error)"))
+        }
     }
 
     // MARK: noise

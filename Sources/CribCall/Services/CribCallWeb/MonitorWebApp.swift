@@ -116,7 +116,8 @@ public actor MonitorWebApp {
             notices.cannotJudge(monitorId: monitor?.id ?? "", reason: reason, minutes: minutes, now: wallClock())
         case .judgingAgain:
             notices.judgingAgain(monitorId: monitor?.id ?? "")
-        case .noise, .eventNotLogged, .pairingFailed, .listenerConnected, .unpairedConnections, .listenerDisconnected,
+        case .noise, .eventNotLogged, .storeFailed, .pairingFailed, .listenerConnected, .unpairedConnections,
+            .listenerDisconnected,
             .streamStarted, .streamEnded, .monitoringSwitched:
             break
         }
