@@ -255,6 +255,12 @@ struct VideoStreamTests {
         let frames = await Self.decodedFrames(
             try #require(receiver as? GStreamerMediaPeer), atLeast: 10, within: .seconds(15))
         #expect(frames >= 10, "the receiver decoded \(frames) frames of the shared camera")
+        // The detectors see about 5 frames a second; a loaded machine may deliver the next one late (it saw none in
+        // the second the decoding took under make test-stress), so the check waits up to 15 s for one.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while analysed.withLock({ $0 }) <= before, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(analysed.withLock { $0 } > before, "the detectors' frames stopped while the stream ran")
         await receiver.stop()
         await sender.stop()
