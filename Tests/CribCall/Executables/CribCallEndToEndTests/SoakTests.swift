@@ -171,6 +171,8 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
             }
         }
         var nextSample = 0.0
+        var nextCheckpoint = 1800.0
+        var raisedAtCheckpoint: (noise: Set<Int>, alerts: Set<String>) = ([], [])
         var nextTrigger = 30.0
         var nextDrop = 180.0
         var dropEnds: Double?
@@ -182,6 +184,10 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
             if t >= nextSample {
                 sample()
                 nextSample += 60
+            }
+            if t >= nextCheckpoint {
+                raisedAtCheckpoint = checkpoint(since: raisedAtCheckpoint)
+                nextCheckpoint += 1800
             }
             if let ends = dropEnds {
                 if t >= ends {
@@ -349,6 +355,26 @@ final class SoakNight: @unchecked Sendable {  // used by one test task only
                     format: "monitor %.1f MiB, %d fds, %d threads", Double(line.sample.rssKiB) / 1024,
                     line.sample.descriptors, line.sample.threads))
         }
+    }
+
+    /// Every 30 minutes, what the morning's check will find so far (said, not judged: a night cut short still tells
+    /// whether its alerts arrived): every alert raised before the previous checkpoint has reached both listeners, and
+    /// none arrived twice. Returns what has been raised by now, for the next one.
+    func checkpoint(since earlier: (noise: Set<Int>, alerts: Set<String>)) -> (noise: Set<Int>, alerts: Set<String>) {
+        let noise = Set(monitors.flatMap { lan.monitorSeqs($0) })
+        let alerts = Set(monitors.flatMap { values($0, "safety_alert", "alertId") as [String] })
+        for (name, listener) in [("listener", cli), ("web listener", web)] {
+            guard let listener else { continue }
+            let heardNoise: [Int] = values(listener, "noise", "seq")
+            let heardAlerts: [String] = values(listener, "safety_alert", "alertId")
+            let missing = earlier.noise.subtracting(heardNoise).count + earlier.alerts.subtracting(heardAlerts).count
+            let twice = heardNoise.count - Set(heardNoise).count + heardAlerts.count - Set(heardAlerts).count
+            say(
+                "checkpoint \(name): \(earlier.noise.count + earlier.alerts.count) alerts raised before the last "
+                    + "checkpoint, \(missing) missing, \(twice) arrived twice; \(heardNoise.count) noise and "
+                    + "\(heardAlerts.count) safety alerts heard of \(noise.count) and \(alerts.count) raised")
+        }
+        return (noise, alerts)
     }
 
     // MARK: The morning: what reached the parents
