@@ -50,23 +50,17 @@ extension MonitorService {
     // MARK: messages from listeners
 
     func handleStart(_ request: StartStreamRequest, connection id: UInt64) -> [ControlSession.Action] {
+        func decline(_ reason: String) -> [ControlSession.Action] {
+            [
+                .send(
+                    .startStreamResponse(
+                        StartStreamResponse(sessionId: request.sessionId, accepted: false, reason: reason)))
+            ]
+        }
         guard mediaEngine != nil else {
-            return [
-                .send(
-                    .startStreamResponse(
-                        StartStreamResponse(
-                            sessionId: request.sessionId, accepted: false,
-                            reason: "this monitor runs without a media pipeline: live streaming is not available")))
-            ]
+            return decline("this monitor runs without a media pipeline: live streaming is not available")
         }
-        guard settings.monitoring else {
-            return [
-                .send(
-                    .startStreamResponse(
-                        StartStreamResponse(
-                            sessionId: request.sessionId, accepted: false, reason: Self.monitoringOffReason)))
-            ]
-        }
+        guard settings.monitoring else { return decline(Self.monitoringOffReason) }
         // Through the outbox: the response must reach the listener before the sender's offer.
         perform(streams.handleStart(request, from: id), endReason: StreamEndReason.mediaFailed)
         return []
