@@ -19,22 +19,34 @@ public enum AlertCommands {
         guard SafetyAlertKind.known.contains(SafetyAlertKind(rawValue: kind)) else {
             throw CommandFailure.usage("unknown alert kind \(String(reflecting: kind)); use one of \(kindList)")
         }
+        let answer = try await ask(.trigger(SafetyAlertKind(rawValue: kind)), in: data)
+        switch answer {
+        case .raised(_, let seq, _, let severity):
+            if json { return answer.json.canonicalString }
+            return "Raised a \(severity.rawValue) \(kind) alert (#\(seq)); it went to the connected listeners."
+        case .refused(let reason):
+            throw CommandFailure(json ? answer.json.canonicalString : "not raised: \(reason)")
+        case .done, .safety:
+            throw CommandFailure("the monitor answered something else than an alert: \(answer.json.canonicalString)")
+        }
+    }
+
+    /// Asks the monitor running with `data` (its control socket); says how to start one when none runs.
+    static func ask(_ request: MonitorControlRequest, in data: CribCallDataDirectory) async throws
+        -> MonitorControlAnswer
+    {
         let answer: JSONValue
         do {
-            answer = try await ControlSocketClient.ask(
-                path: data.controlSocket.path, ["command": "trigger", "kind": .string(kind)])
+            answer = try await ControlSocketClient.ask(path: data.controlSocket.path, request.json)
         } catch let error as ControlSocketError where error.code == .notRunning {
             throw CommandFailure(
                 "no monitor runs with the data directory \(data.url.path): start `cribcall monitor --safety` first")
         }
-        guard answer["ok"] == true else {
-            let reason = answer["error"]?.stringValue ?? "the monitor refused"
-            throw CommandFailure(json ? answer.canonicalString : "not raised: \(reason)")
+        do throws(MonitorControlRequest.Invalid) {
+            return try MonitorControlAnswer(json: answer)
+        } catch {
+            throw CommandFailure("the monitor's answer cannot be read (\(error.message)); is it the same version?")
         }
-        if json { return answer.canonicalString }
-        let seq = answer["seq"]?.doubleValue.map { Int($0) } ?? 0
-        return "Raised a \(answer["severity"]?.stringValue ?? "") \(kind) alert (#\(seq)); "
-            + "it went to the connected listeners."
     }
 
     /// The actions, for help texts.

@@ -223,53 +223,45 @@ public struct MonitorRequest: Sendable {
         }
     }
 
-    /// One request on the monitor's control socket: `{"command":"trigger","kind":K}` raises an alert through the
-    /// real path (`cribcall alert trigger`), `{"command":"status"}` tells the safety status.
+    /// One request on the monitor's control socket (``MonitorControlRequest``): `trigger` raises an alert through the
+    /// real path (`cribcall alert trigger`), `camera` lets go of the camera or tries it again, `status` tells the
+    /// safety status.
     static func answer(_ request: JSONValue, service: MonitorService, camera: VideoCapture?) -> AsyncStream<JSONValue> {
         AsyncStream { continuation in
             Task {
-                continuation.yield(await answerOnce(request, service: service, camera: camera))
+                let answer: MonitorControlAnswer
+                do throws(MonitorControlRequest.Invalid) {
+                    answer = await answerOnce(
+                        try MonitorControlRequest(json: request), service: service, camera: camera)
+                } catch {
+                    answer = .refused(error.message)
+                }
+                continuation.yield(answer.json)
                 continuation.finish()
             }
         }
     }
 
-    private static func answerOnce(_ request: JSONValue, service: MonitorService, camera: VideoCapture?) async
-        -> JSONValue
+    private static func answerOnce(_ request: MonitorControlRequest, service: MonitorService, camera: VideoCapture?)
+        async -> MonitorControlAnswer
     {
-        switch request["command"]?.stringValue {
-        case "camera":
-            guard let camera else {
-                return ["ok": false, "error": "this monitor watches no camera: start it with --safety"]
+        switch request {
+        case .camera(let action):
+            guard let camera else { return .refused("this monitor watches no camera: start it with --safety") }
+            switch action {
+            case .disconnect: camera.disconnect(reason: "camera disconnected")
+            case .reconnect: camera.reconnect()
             }
-            switch request["action"]?.stringValue {
-            case "disconnect": camera.disconnect(reason: "camera disconnected")
-            case "reconnect": camera.reconnect()
-            default: return ["ok": false, "error": "action must be disconnect or reconnect"]
-            }
-            return ["ok": true]
-        case "trigger":
-            guard let kind = request["kind"]?.stringValue.map(SafetyAlertKind.init(rawValue:)),
-                SafetyAlertKind.known.contains(kind)
-            else {
-                return ["ok": false, "error": .string("kind must be one of \(AlertCommands.kindList)")]
-            }
+            return .done
+        case .trigger(let kind):
             switch await service.triggerAlert(kind) {
             case .success(let alert):
-                return [
-                    "ok": true, "alertId": .string(alert.alertId), "seq": .number(Double(alert.seq)),
-                    "kind": .string(alert.kind.rawValue), "severity": .string(alert.severity.rawValue),
-                ]
+                return .raised(alertId: alert.alertId, seq: alert.seq, kind: alert.kind, severity: alert.severity)
             case .failure(let refusal):
-                return ["ok": false, "error": .string(refusal.description)]
+                return .refused(refusal.description)
             }
-        case "status":
-            guard let status = await service.safetyStatus else {
-                return ["ok": true, "safety": "off"]
-            }
-            return ["ok": true, "safety": MonitorEvent.safetyStatus(status).json]
-        default:
-            return ["ok": false, "error": "unknown command: use trigger, status or camera"]
+        case .status:
+            return .safety(await service.safetyStatus)
         }
     }
 

@@ -86,10 +86,18 @@ public struct DaemonRun: Sendable {
     ) -> AsyncStream<JSONValue> {
         AsyncStream(JSONValue.self) { continuation in
             let task = Task {
-                switch request["command"]?.stringValue {
-                case "start":
-                    if let text = request["server"]?.stringValue {
-                        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? "") else {
+                let command: DaemonRequest
+                do throws(DaemonRequest.Invalid) {
+                    command = try DaemonRequest(json: request)
+                } catch {
+                    continuation.yield(["ok": false, "error": .string(error.message)])
+                    continuation.finish()
+                    return
+                }
+                switch command {
+                case .start(let source, let server):
+                    if let server {
+                        guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? "") else {
                             continuation.yield(["ok": false, "error": .string("--server must be an http(s) URL")])
                             break
                         }
@@ -100,16 +108,14 @@ public struct DaemonRun: Sendable {
                             break
                         }
                     }
-                    let text = request["source"]?.stringValue ?? "auto"
                     do throws(RecorderError) {
-                        let source = try RecordingSource(parsing: text)
-                        continuation.yield(await daemon.start(source: source))
+                        continuation.yield(await daemon.start(source: try RecordingSource(parsing: source)))
                     } catch {
                         continuation.yield(["ok": false, "error": .string(error.message)])
                     }
-                case "stop":
+                case .stop:
                     continuation.yield(await daemon.stop())
-                case "status":
+                case .status:
                     let status = await daemon.status()
                     guard case .object(var members) = status else {
                         continuation.yield(status)
@@ -120,19 +126,17 @@ public struct DaemonRun: Sendable {
                             ["file": .string($0.file.lastPathComponent), "durationSeconds": .number($0.duration)]
                         })
                     continuation.yield(.object(members))
-                case "watch":
+                case .watch:
                     while !Task.isCancelled {
                         continuation.yield(await daemon.status())
                         try? await Task.sleep(for: .milliseconds(250))
                     }
-                case "wake":
+                case .wake:
                     await uploads.wake()
                     continuation.yield(["ok": true])
-                case "quit":
+                case .quit:
                     continuation.yield(["ok": true])
                     quit.yield()
-                default:
-                    continuation.yield(["ok": false, "error": "unknown command; expected start, stop, status or watch"])
                 }
                 continuation.finish()
             }

@@ -54,7 +54,7 @@ extension ToukanCommands {
             count = 1
         }
         if count > 0 { try await ensureDaemon() }
-        _ = try? await ControlSocketClient.ask(path: data.socket.path, ["command": "wake"])
+        _ = try? await ControlSocketClient.ask(path: data.socket.path, DaemonRequest.wake.json)
         let uploading = try database.history().filter { $0.recording.uploadStatus == .uploading }.count
         let server = data.uploadServer
         if json {

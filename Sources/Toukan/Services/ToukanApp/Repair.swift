@@ -33,7 +33,7 @@ extension ToukanCommands {
         guard try workForDaemon() else { return Repair() }
         try await ensureDaemon()
         var repair = Repair(startedDaemon: true)
-        if let status = try? await ControlSocketClient.ask(path: data.socket.path, ["command": "status"]) {
+        if let status = try? await ControlSocketClient.ask(path: data.socket.path, DaemonRequest.status.json) {
             repair.recovered = (status["recoveredAtStart"]?.arrayValue ?? []).compactMap { item in
                 guard let file = item["file"]?.stringValue else { return nil }
                 return (file, item["durationSeconds"]?.doubleValue ?? 0)
@@ -44,7 +44,7 @@ extension ToukanCommands {
 
     /// Whether a daemon serves this data directory now.
     func daemonAnswers() async -> Bool {
-        (try? await ControlSocketClient.ask(path: data.socket.path, ["command": "status"])) != nil
+        (try? await ControlSocketClient.ask(path: data.socket.path, DaemonRequest.status.json)) != nil
     }
 
     /// Whether a dead daemon left work: a partial recording, a saved one the ledger does not know, or rows pending

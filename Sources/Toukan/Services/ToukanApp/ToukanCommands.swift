@@ -20,9 +20,7 @@ public struct ToukanCommands: Sendable {
     public func start(source: String, server: String? = nil) async throws -> String {
         let repair = try await repair()
         try await ensureDaemon()
-        var request: [String: JSONValue] = ["command": "start", "source": .string(source)]
-        if let server { request["server"] = .string(server) }
-        let answer = try await ask(.object(request))
+        let answer = try await ask(.start(source: source, server: server))
         if json { return try render(answer, adding: ["recovered": repair.recoveredJSON]) }
         return ([try render(answer)] + [repair.recoveredText].compactMap { $0 }).joined(separator: "\n")
     }
@@ -33,7 +31,7 @@ public struct ToukanCommands: Sendable {
         let repair = try await repair()
         var answer: JSONValue
         do {
-            answer = try await ask(["command": "stop"])
+            answer = try await ask(.stop)
         } catch let error as ControlSocketError where error.code == .notRunning {
             answer = RecorderDaemon.reply(.notRecording, ok: true)
         }
@@ -58,7 +56,7 @@ public struct ToukanCommands: Sendable {
         let repair = try await repair()
         var status: JSONValue
         do {
-            status = try await ask(["command": "status"])
+            status = try await ask(.status)
         } catch let error as ControlSocketError where error.code == .notRunning {
             status = ["event": "status", "state": "idle", "pid": .null]
         }
@@ -75,7 +73,7 @@ public struct ToukanCommands: Sendable {
 
     /// `toukan status --watch`: the MM:SS timer and a level meter, refreshed until the caller stops iterating.
     public func watch() -> AsyncThrowingStream<String, any Error> {
-        let stream = ControlSocketClient.request(path: data.socket.path, ["command": "watch"])
+        let stream = ControlSocketClient.request(path: data.socket.path, DaemonRequest.watch.json)
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
@@ -92,8 +90,8 @@ public struct ToukanCommands: Sendable {
         }
     }
 
-    private func ask(_ request: JSONValue) async throws -> JSONValue {
-        try await ControlSocketClient.ask(path: data.socket.path, request)
+    private func ask(_ request: DaemonRequest) async throws -> JSONValue {
+        try await ControlSocketClient.ask(path: data.socket.path, request.json)
     }
 
     /// An answer as the user reads it: the reply, or the error (thrown, so the exit status says it failed). With
@@ -132,7 +130,7 @@ public struct ToukanCommands: Sendable {
 
     /// Starts `toukan daemon` for this data directory unless one answers, and waits until it does (≤ 15 s).
     func ensureDaemon() async throws {
-        if (try? await ask(["command": "status"])) != nil { return }
+        if (try? await ask(.status)) != nil { return }
         try data.create()
         let program = UserServiceUnit.currentExecutable()
         let process = Process()
@@ -155,7 +153,7 @@ public struct ToukanCommands: Sendable {
         // it lives, up to two minutes.
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
-            if (try? await ask(["command": "status"])) != nil { return }
+            if (try? await ask(.status)) != nil { return }
             // (setsid may fork and exit 0 at once; a failure status is the daemon's own.)
             if !process.isRunning, process.terminationStatus != 0 {
                 throw ToukanFailure("the Toukan daemon stopped at start; see \(data.log.path)")
