@@ -80,9 +80,9 @@ public actor NurseryMonitors {
         self.logger = logger
     }
 
-    /// The paired monitors now.
-    public func monitors() -> [Monitor] {
-        Self.monitors((try? database.trustedMonitors()) ?? [])
+    /// The paired monitors now. - Throws: The store's error.
+    public func monitors() throws -> [Monitor] {
+        Self.monitors(try database.trustedMonitors())
     }
 
     private static func monitors(_ records: [TrustedMonitorRecord]) -> [Monitor] {
@@ -94,7 +94,14 @@ public actor NurseryMonitors {
     public func news() async -> AsyncStream<News> {
         let (stream, continuation) = AsyncStream.makeStream(of: News.self)
         let events = await service.listen(keepOpen: true)
-        let paired = (try? database.trustedMonitors()) ?? []
+        let paired: [TrustedMonitorRecord]
+        do {
+            paired = try database.trustedMonitors()
+        } catch {
+            // Looked for again every rescan: they are followed once the database reads.
+            logger.error("the paired monitors could not be read", metadata: ["reason": "\(error)"])
+            paired = []
+        }
         continuation.yield(.monitors(Self.monitors(paired)))
         let listening = Task { [logger] in
             for await event in events {
@@ -112,8 +119,17 @@ public actor NurseryMonitors {
     /// Follows monitors paired, and stops following those forgotten, by another process.
     private func watchPairings(known: Set<String>, report: AsyncStream<News>.Continuation) async {
         var known = known
+        var failing = false
         while (try? await Task.sleep(for: rescan)) != nil {
-            guard let records = try? database.trustedMonitors() else { continue }
+            let records: [TrustedMonitorRecord]
+            do {
+                records = try database.trustedMonitors()
+                failing = false
+            } catch {
+                if !failing { logger.error("the paired monitors could not be read", metadata: ["reason": "\(error)"]) }
+                failing = true
+                continue
+            }
             let now = Set(records.map(\.monitorId))
             guard now != known else { continue }
             for record in records where !known.contains(record.monitorId) { await service.follow(record) }
@@ -153,6 +169,9 @@ public actor NurseryMonitors {
             logger.warning(
                 "a monitor no longer keeps some alerts of while the hub was away",
                 metadata: ["monitor": "\(PeerName.sanitized(name))", "count": "\(count)"])
+            return nil
+        case .storeFailed(let what, let reason):
+            logger.error("the hub's CribCall listener could not \(what)", metadata: ["reason": "\(reason)"])
             return nil
         case .streamStarted, .streamEndingSoon, .streamEnded, .safetyStatus, .alertUpdated, .monitoring:
             return nil

@@ -1,5 +1,6 @@
 public import ArgusStore
 public import Foundation
+public import Logging
 import Synchronization
 
 /// Events are kept 30 days, whichever camera made them (`--camera` ones and CribCall monitors alike): pruned at the
@@ -10,9 +11,11 @@ public final class EventRetention: Sendable {
     private let database: ArgusDatabase
     /// When the events were last pruned in this run (nil: not yet).
     private let lastPrune = Mutex<Date?>(nil)
+    private let logger: Logger
 
-    public init(database: ArgusDatabase) {
+    public init(database: ArgusDatabase, logger: Logger) {
         self.database = database
+        self.logger = logger
     }
 
     /// Prunes if it is the first time in this run, or an hour has passed since the last.
@@ -22,6 +25,12 @@ public final class EventRetention: Sendable {
             last = now
             return true
         }
-        if due { try? database.pruneEvents(before: now.addingTimeInterval(-Self.period)) }
+        guard due else { return }
+        do {
+            try database.pruneEvents(before: now.addingTimeInterval(-Self.period))
+        } catch {
+            // Tried again at the next event an hour on; until then the database keeps what it has.
+            logger.error("events older than 30 days could not be pruned", metadata: ["reason": "\(error)"])
+        }
     }
 }

@@ -150,7 +150,7 @@ struct HubAPI: APIProtocol {
     // MARK: events
 
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
-        switch await admit("listEvents") {
+        switch try await admit("listEvents") {
         case .allowed: break
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
@@ -172,7 +172,7 @@ struct HubAPI: APIProtocol {
     }
 
     func recentEvents(_ input: Operations.RecentEvents.Input) async throws -> Operations.RecentEvents.Output {
-        switch await admit("recentEvents") {
+        switch try await admit("recentEvents") {
         case .allowed: break
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
@@ -187,7 +187,7 @@ struct HubAPI: APIProtocol {
     }
 
     func getEvent(_ input: Operations.GetEvent.Input) async throws -> Operations.GetEvent.Output {
-        switch await admit("getEvent") {
+        switch try await admit("getEvent") {
         case .allowed: break
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
@@ -208,7 +208,7 @@ struct HubAPI: APIProtocol {
     func getEventThumbnail(_ input: Operations.GetEventThumbnail.Input) async throws
         -> Operations.GetEventThumbnail.Output
     {
-        switch await admit("getEventThumbnail") {
+        switch try await admit("getEventThumbnail") {
         case .allowed: break
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
@@ -225,7 +225,7 @@ struct HubAPI: APIProtocol {
     // MARK: cameras
 
     func listCameras(_: Operations.ListCameras.Input) async throws -> Operations.ListCameras.Output {
-        switch await admit("listCameras") {
+        switch try await admit("listCameras") {
         case .allowed: break
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
@@ -242,7 +242,7 @@ struct HubAPI: APIProtocol {
     func getCameraSnapshot(_ input: Operations.GetCameraSnapshot.Input) async throws
         -> Operations.GetCameraSnapshot.Output
     {
-        switch await admit("getCameraSnapshot") {
+        switch try await admit("getCameraSnapshot") {
         case .allowed: break
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
@@ -273,7 +273,7 @@ struct HubAPI: APIProtocol {
         -> Operations.RegisterPushToken.Output
     {
         let deviceId: String
-        switch await admit("registerPushToken") {
+        switch try await admit("registerPushToken") {
         case .allowed(let id): deviceId = id
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
@@ -292,7 +292,7 @@ struct HubAPI: APIProtocol {
         -> Operations.UnregisterPushToken.Output
     {
         let deviceId: String
-        switch await admit("unregisterPushToken") {
+        switch try await admit("unregisterPushToken") {
         case .allowed(let id): deviceId = id
         case .unauthorized(let answer): return .unauthorized(answer)
         case .limited(let answer): return .tooManyRequests(answer)
@@ -314,7 +314,9 @@ struct HubAPI: APIProtocol {
     }
 
     /// A bearer call: a valid access token of a device still paired, within `operation`'s limit.
-    func admit(_ operation: String) async -> Admission {
+    /// - Throws: The store's error when whether the device is paired cannot be read (the gate answers 503: a
+    ///   failing disk never tells a paired device it is not).
+    func admit(_ operation: String) async throws -> Admission {
         guard let token = caller.bearer else {
             return .unauthorized(
                 Self.unauthorized("Send Authorization: Bearer <access_token> (from /auth/verify or /auth/refresh)."))
@@ -333,7 +335,7 @@ struct HubAPI: APIProtocol {
         } catch {
             return .unauthorized(Self.unauthorized("The access token is not valid: pair again or refresh."))
         }
-        guard (try? database.activeDevice(claims.deviceId)) != nil else {
+        guard try database.activeDevice(claims.deviceId) != nil else {
             return .unauthorized(
                 Self.unauthorized("This device is no longer paired with the hub: pair it again with a new code."))
         }

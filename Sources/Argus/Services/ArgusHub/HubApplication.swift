@@ -110,7 +110,7 @@ public func makeHubApplication(_ configuration: HubConfiguration, logger: Logger
         guard let push else { return }
         Task { await push.notify(event) }  // never holds up the camera
     }
-    let retention = EventRetention(database: database)
+    let retention = EventRetention(database: database, logger: logger)
     let cameras: HubCameraSet
     do {
         cameras = try HubCameraSet(

@@ -83,6 +83,16 @@ struct HubGate<Context: RemoteAddressRequestContext>: RouterMiddleware {
             return Self.error(.notFound, "There is no such endpoint: see docs/api/mobile-api.yaml.", code: "not_found")
         } catch let error as HTTPError where error.status == .methodNotAllowed {
             return Self.error(.methodNotAllowed, "That method is not allowed here.", code: "method_not_allowed")
+        } catch let error as ServerError where error.operationInput != nil {
+            // The request was read and the handler failed: the hub's store (its disk) failed, not the caller.
+            logger.error(
+                "a request could not be answered",
+                metadata: ["operation": "\(error.operationID)", "reason": "\(error.underlyingError)"])
+            return Self.error(
+                .serviceUnavailable,
+                "The hub could not answer: its database failed. Nothing you sent was wrong: try again later; the "
+                    + "hub's owner should check its disk and its log.",
+                code: "hub_unavailable")
         } catch let error as ServerError {
             // the generated code could not read the request: a missing or mistyped field, JSON that is not JSON
             logger.debug("refused a request it could not read", metadata: ["operation": "\(error.operationID)"])

@@ -100,7 +100,7 @@ public final class HubCameraSet: HubCameras, Service {
         online = Mutex([:])
         self.database = database
         cooldown = motionCooldown
-        self.retention = retention ?? EventRetention(database: database)
+        self.retention = retention ?? EventRetention(database: database, logger: logger)
         self.logger = logger
         self.onEvent = onEvent
     }
@@ -109,7 +109,13 @@ public final class HubCameraSet: HubCameras, Service {
 
     public func cameras() async -> [Camera] {
         let ids = Set(running.map(\.camera.id))
-        let stored = (try? database.cameras(only: ids)) ?? running.map(\.camera)
+        let stored: [Camera]
+        do {
+            stored = try database.cameras(only: ids)
+        } catch {
+            logger.error("the cameras could not be read; listing them as configured", metadata: ["reason": "\(error)"])
+            stored = running.map(\.camera)
+        }
         let online = online.withLock { $0 }
         return stored.map { camera in
             var camera = camera
@@ -179,14 +185,18 @@ public final class HubCameraSet: HubCameras, Service {
                 confidence: motion.confidence, thumbnail: thumbnail, at: Date())
             logger.info("motion", metadata: ["camera": "\(camera.camera.name)", "where": "\(motion.description)"])
             await onEvent(event)
-            retention.pruneIfDue(now: event.createdAt)
         } catch {
             logger.error("an event could not be stored: \(error)")
         }
+        retention.pruneIfDue()
     }
 
     private func setOnline(_ id: String, _ value: Bool) {
         online.withLock { $0[id] = value }
-        try? database.setCameraOnline(id, value)
+        do {
+            try database.setCameraOnline(id, value)
+        } catch {
+            logger.error("a camera's online state could not be saved", metadata: ["reason": "\(error)"])
+        }
     }
 }

@@ -26,10 +26,10 @@ public final class HubMonitorCameras: HubCameras, Service {
     ) async throws {
         self.monitors = monitors
         self.database = database
-        self.retention = retention ?? EventRetention(database: database)
+        self.retention = retention ?? EventRetention(database: database, logger: logger)
         self.logger = logger
         self.onEvent = onEvent
-        try update(await monitors.monitors())
+        try update(try await monitors.monitors())
     }
 
     /// How old a replayed event may be and still be pushed (seconds).
@@ -69,7 +69,14 @@ public final class HubMonitorCameras: HubCameras, Service {
 
     public func cameras() async -> [Camera] {
         let (cameras, online) = state.withLock { ($0.cameras, $0.online) }
-        let stored = (try? database.cameras(only: Set(cameras.values.map(\.id)))) ?? Array(cameras.values)
+        let stored: [Camera]
+        do {
+            stored = try database.cameras(only: Set(cameras.values.map(\.id)))
+        } catch {
+            logger.error(
+                "the monitors' cameras could not be read; listing them as known", metadata: ["reason": "\(error)"])
+            stored = Array(cameras.values)
+        }
         let onlineIds = Set(online.compactMap { cameras[$0]?.id })
         return stored.map { camera in
             var camera = camera
@@ -124,7 +131,11 @@ public final class HubMonitorCameras: HubCameras, Service {
             return state.cameras[monitorId]
         }
         guard let camera else { return }
-        try? database.setCameraOnline(camera.id, online)
+        do {
+            try database.setCameraOnline(camera.id, online)
+        } catch {
+            logger.error("a camera's online state could not be saved", metadata: ["reason": "\(error)"])
+        }
         if online {
             logger.info("monitor connected", metadata: ["camera": "\(camera.name)"])
         } else {
@@ -158,6 +169,10 @@ public final class HubMonitorCameras: HubCameras, Service {
             let fitted = try? await PictureLadder.fit(
                 picture.jpeg, width: picture.width, limit: PictureLadder.thumbnail)
         else { return }
-        try? database.setThumbnail(eventId: event.id, fitted.jpeg)
+        do {
+            try database.setThumbnail(eventId: event.id, fitted.jpeg)
+        } catch {
+            logger.error("an event's thumbnail could not be saved", metadata: ["reason": "\(error)"])
+        }
     }
 }

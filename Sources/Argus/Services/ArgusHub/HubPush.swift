@@ -22,7 +22,14 @@ actor HubPush {
     }
 
     func notify(_ event: CameraEvent) async {
-        let targets = ((try? database.pushTargets()) ?? []).compactMap { device in
+        let devices: [PairedDevice]
+        do {
+            devices = try database.pushTargets()
+        } catch {
+            logger.error("no push sent: the paired devices could not be read", metadata: ["reason": "\(error)"])
+            return
+        }
+        let targets = devices.compactMap { device in
             device.apnsToken.map { (deviceId: device.deviceId, token: $0) }
         }
         guard !targets.isEmpty else { return }
@@ -44,7 +51,11 @@ actor HubPush {
                 logger.info(
                     "APNs says a device's push token is no longer valid: forgotten", metadata: ["device": "\(deviceId)"]
                 )
-                try? database.forgetPushToken(token, deviceId: deviceId)
+                do {
+                    try database.forgetPushToken(token, deviceId: deviceId)
+                } catch {
+                    logger.error("the dead push token could not be forgotten", metadata: ["reason": "\(error)"])
+                }
             case .rejected(let status, let reason):
                 logger.error("APNs refused a push", metadata: ["status": "\(status)", "reason": "\(reason)"])
             case .failed(let reason):

@@ -210,18 +210,40 @@ public final class MonitoringRun: Sendable {
     private let database: CribCallDatabase
     private let id: Int64
     private let clock: @Sendable () -> Date
+    private let failed: @Sendable (_ what: String, _ error: (any Error)?) -> Void
+    private static let goesOn = "note in the history that this run goes on"
     private let heartbeat: Task<Void, Never>
 
     /// Begins a run now; nil when the database cannot record it (history then misses it, nothing else does).
-    public init?(database: CribCallDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
-        guard let id = try? database.beginMonitoringSession(at: Self.milliseconds(clock())) else { return nil }
+    /// - Parameter failed: Told what could not be recorded, and why: the start (then nil), a heartbeat (said once,
+    ///   and with a nil error when one works again), the end.
+    public init?(
+        database: CribCallDatabase, clock: @escaping @Sendable () -> Date = Date.init,
+        failed: @escaping @Sendable (_ what: String, _ error: (any Error)?) -> Void
+    ) {
+        let id: Int64
+        do {
+            id = try database.beginMonitoringSession(at: Self.milliseconds(clock()))
+        } catch {
+            failed("record this run in the history (the history will miss it)", error)
+            return nil
+        }
         self.database = database
         self.id = id
         self.clock = clock
+        self.failed = failed
         heartbeat = Task {
+            var failing = false
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(60))
-                try? database.touchMonitoringSession(id: id, at: Self.milliseconds(clock()))
+                do {
+                    try database.touchMonitoringSession(id: id, at: Self.milliseconds(clock()))
+                    if failing { failed(Self.goesOn, nil) }
+                    failing = false
+                } catch {
+                    if !failing { failed(Self.goesOn, error) }
+                    failing = true
+                }
             }
         }
     }
@@ -229,7 +251,11 @@ public final class MonitoringRun: Sendable {
     /// Ends the run now.
     public func end() {
         heartbeat.cancel()
-        try? database.endMonitoringSession(id: id, at: Self.milliseconds(clock()))
+        do {
+            try database.endMonitoringSession(id: id, at: Self.milliseconds(clock()))
+        } catch {
+            failed("record the end of this run in the history (it ends where last seen)", error)
+        }
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

@@ -103,9 +103,9 @@ public struct ListenRequest: Sendable {
                 if case .unauthorized(let monitorId, _, _) = event { refused.withLock { _ = $0.insert(monitorId) } }
                 let line = self.json ? event.json.canonicalString : event.text
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
-                // Notifications off in the app's Alert Preferences (the same database): the line above only.
-                if let notification = event.desktopNotification, (try? database.appPreferences().notifications) != false
-                {
+                // Notifications off in the app's Alert Preferences (the same database): the line above only. Unreadable
+                // preferences do not silence an alarm.
+                if let notification = event.desktopNotification, Self.notificationsWanted(in: database, log: log) {
                     notifications?.yield(notification)
                 }
                 await streams.observe(event, openOnConnect: target != nil)
@@ -182,6 +182,16 @@ public struct ListenRequest: Sendable {
             }
         } catch {
             throw CommandFailure.usage("--record: \(error.message)")
+        }
+    }
+
+    /// Whether the app's Alert Preferences let desktop notifications show; true when they cannot be read (said).
+    static func notificationsWanted(in database: CribCallDatabase, log: Logger) -> Bool {
+        do {
+            return try database.appPreferences().notifications
+        } catch {
+            log.warning("could not read the alert preferences; notifying anyway: \(error)")
+            return true
         }
     }
 

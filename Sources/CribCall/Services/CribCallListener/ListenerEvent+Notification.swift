@@ -42,6 +42,9 @@ extension ListenerEvent {
         case .streamStarted, .streamEnded:
             // The user opened the stream, or is watching it: the player shows it, no bubble needed.
             return nil
+        case .storeFailed:
+            // Alerts still arrive (with their own bubbles); the line printed says what the database lost.
+            return nil
         case .alertsNotKept(let monitorId, let name, let count):
             return DesktopNotification(
                 summary: "Some alerts from \(name) are gone",

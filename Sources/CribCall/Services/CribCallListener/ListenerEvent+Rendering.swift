@@ -81,6 +81,8 @@ extension ListenerEvent {
                 "event": "alerts_not_kept", "monitorId": .string(id), "monitorName": .string(name),
                 "count": .number(Double(count)),
             ]
+        case .storeFailed(let what, let reason):
+            ["event": "store_failed", "what": .string(what), "reason": .string(reason)]
         }
     }
 
@@ -119,6 +121,9 @@ extension ListenerEvent {
         case .alertsNotKept(_, let name, let count):
             "⚠️  \(count) alert\(count == 1 ? "" : "s") from \"\(name)\" while the link was down \(count == 1 ? "is" : "are") "
                 + "too old for the monitor to keep (the last 1,000, or a day's); the rest follow."
+        case .storeFailed(let what, let reason):
+            "⚠️  This listener's database failed: it could not \(what) (\(reason)). Check the disk and the data "
+                + "directory; alerts still come through."
         }
     }
 
@@ -150,6 +155,8 @@ extension ListenerEvent {
             return .alertUpdated(monitorId: id, monitorName: PeerName.sanitized(name), update: update)
         case .alertsNotKept(let id, let name, let count):
             return .alertsNotKept(monitorId: id, monitorName: PeerName.sanitized(name), count: count)
+        case .storeFailed:
+            return self
         }
     }
 

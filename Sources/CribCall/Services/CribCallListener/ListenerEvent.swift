@@ -32,4 +32,7 @@ public enum ListenerEvent: Sendable, Hashable {
     /// While the link was down the monitor logged `count` alerts it no longer keeps (PROTOCOL.md §8: the last
     /// 1,000, or a day's): they cannot be replayed; those it kept follow.
     case alertsNotKept(monitorId: String, monitorName: String, count: Int64)
+    /// This listener's database failed: it could not do `what` (said once until the same work succeeds again).
+    /// Alerts still arrive; what is lost is said in `what`.
+    case storeFailed(what: String, reason: String)
 }

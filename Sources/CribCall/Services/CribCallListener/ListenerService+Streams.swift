@@ -239,7 +239,7 @@ extension ListenerService {
     /// NOISE_EVENT named an automatic stream: open it if the `onNoise` setting says so, otherwise end it at once.
     func offeredAutomaticStream(_ sessionId: String, monitorId: String) async {
         guard streams[sessionId] == nil, !recentlyEnded.contains(sessionId) else { return }
-        let action = (try? database.listenerOnNoise()) ?? .notify
+        let action = stored("read what to do on a noise (it only notifies)", { try $0.listenerOnNoise() }) ?? .notify
         guard action == .open, mediaEngine != nil else {
             remember(sessionId)
             try? await links[monitorId]?.connection.send(.endStream(StreamReference(sessionId: sessionId)))
@@ -252,7 +252,8 @@ extension ListenerService {
     /// asks for a sound stream of that monitor itself, unless one of it plays or is being opened already. Its
     /// outcome comes as the usual stream events (a refusal: nothing opens; the noise was shown all the same).
     func openOnNoise(monitorId: String) {
-        guard mediaEngine != nil, (try? database.listenerOnNoise()) == .open,
+        guard mediaEngine != nil,
+            stored("read what to do on a noise (it only notifies)", { try $0.listenerOnNoise() }) == .open,
             !streams.values.contains(where: { $0.monitorId == monitorId })
         else { return }
         Task { [weak self] in _ = try? await self?.openStream(monitorId: monitorId, mediaType: .audio) }

@@ -35,6 +35,8 @@ public actor ListenerService {
     private var monitoringKnown: [String: MonitoringSwitch] = [:]
     /// While ``listen(keepOpen:)`` runs: where events go, and the monitors followed.
     private var reporting: (AsyncStream<ListenerEvent>.Continuation, keepOpen: Bool)?
+    /// Work on the store that failed and has not worked since: each is said once, not on every try.
+    private var storeWork = StoreAttempts()
     private var following: [String: (token: UInt64, task: Task<Void, Never>)] = [:]
 
     /// Finds a followed monitor that moved (a new DHCP lease, a restart on another port) by the id and fingerprint
@@ -371,7 +373,9 @@ public actor ListenerService {
     public func listen(keepOpen: Bool = false) -> AsyncStream<ListenerEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ListenerEvent.self)
         reporting = (continuation, keepOpen)
-        for monitor in (try? database.trustedMonitors()) ?? [] { follow(monitor) }
+        for monitor in stored("read the paired monitors (none is followed)", { try $0.trustedMonitors() }) ?? [] {
+            follow(monitor)
+        }
         if following.isEmpty, !keepOpen { continuation.finish() }
         continuation.onTermination = { _ in Task { await self.stopFollowing() } }
         return stream
@@ -424,7 +428,8 @@ public actor ListenerService {
         var lost = false
         while !Task.isCancelled {
             // Another process (a new pairing, `cribcall monitors`) may have stored a newer address.
-            if let stored = try? database.trustedMonitors().first(where: { $0.monitorId == monitor.monitorId }),
+            if let stored = stored("read the paired monitors' addresses", { try $0.trustedMonitors() })?
+                .first(where: { $0.monitorId == monitor.monitorId }),
                 let newer = Self.address(stored), newer != (host, port), stored.fingerprint == monitor.fingerprint
             {
                 (host, port) = newer
@@ -503,7 +508,9 @@ public actor ListenerService {
         // Announced where it is already looked for: it has not moved.
         if let current, found.hosts.contains(current.host), found.port == current.port { return nil }
         let moved = (host: host, port: found.port)
-        try? database.updateMonitorAddress(id: monitor.monitorId, host: moved.host, port: moved.port)
+        stored("save the monitor's new address (it is looked for again after a restart)") {
+            try $0.updateMonitorAddress(id: monitor.monitorId, host: moved.host, port: moved.port)
+        }
         return moved
     }
 
@@ -549,7 +556,10 @@ public actor ListenerService {
         }
         defer { keepAlive.cancel() }
         do {
-            let since = (try? database.lastSeq(monitorId: monitor.monitorId)) ?? 0
+            let since =
+                stored("read which alerts it has had (all the monitor keeps are asked for again)") {
+                    try $0.lastSeq(monitorId: monitor.monitorId)
+                } ?? 0
             var log = EventLogReader(since: since, pairedAt: monitor.createdAt)
             try await connection.send(.eventsSince(EventsSince(afterSeq: since)))
             for try await frame in connection.inbound {
@@ -625,8 +635,22 @@ extension ListenerService {
             report.yield(
                 .alertsNotKept(monitorId: monitor.monitorId, monitorName: monitor.name, count: verdict.notKept))
         }
-        if verdict.record { try? database.recordReceived(seq: seq, from: monitor.monitorId) }
+        if verdict.record {
+            stored("note which alerts it has had (they may be shown again after a reconnection)") {
+                try $0.recordReceived(seq: seq, from: monitor.monitorId)
+            }
+        }
         return verdict.show
+    }
+
+    /// Work on the store: its value, or nil when it failed, which is said (``ListenerEvent/storeFailed(what:reason:)``)
+    /// once until the same work succeeds again.
+    @discardableResult
+    func stored<Value>(_ what: String, _ body: (CribCallDatabase) throws -> Value) -> Value? {
+        let (database, report) = (database, reporting?.0)
+        return storeWork.attempt(
+            what, { try body(database) },
+            firstFailure: { what, error in report?.yield(.storeFailed(what: what, reason: "\(error)")) })
     }
 }
 

@@ -226,7 +226,9 @@ extension MonitorService {
 
     /// ALERT_ACTION from a trusted listener: ALERT_UPDATED to every listener; a mute silences that kind for all.
     func handleAlertAction(_ action: AlertAction, from listenerId: String) -> [ControlSession.Action] {
-        let name = (try? database.trustedListeners())?.first { $0.listenerId == listenerId }?.name ?? listenerId
+        let name =
+            read("read its paired listeners", { try $0.trustedListeners() })?.first { $0.listenerId == listenerId }?
+            .name ?? listenerId
         guard act(action, by: name) != nil else {
             return [
                 .send(

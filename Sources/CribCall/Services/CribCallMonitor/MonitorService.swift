@@ -38,6 +38,8 @@ public actor MonitorService {
     /// Why safety alerts are held back (``holdSafetyAlerts(_:)``), or nil.
     var safetyAlertsHeld: String?
     private var advertisement: MonitorAdvertisementHandle?
+    /// Reads of the store that failed and have not worked since: each is said once, not every poll.
+    private var reads = StoreAttempts()
 
     // Live streams (MonitorService+Streams.swift).
     let mediaEngine: (any MediaEngine)?
@@ -125,7 +127,9 @@ public actor MonitorService {
         let watcher = Task { [weak self] in await self?.watchStore() }
         // History (the app's Tonight / Last Night) knows when the monitor ran; a run cut by a power loss ends where
         // it was last seen, within a minute.
-        let run = MonitoringRun(database: database, clock: wallClock)
+        let run = MonitoringRun(database: database, clock: wallClock) { [emit] what, error in
+            if let error { emit.yield(.storeFailed(what: what, reason: "\(error)")) }
+        }
         pruneEventLog()
         await withDiscardingTaskGroup { group in
             for await connection in transport.connections {
@@ -538,7 +542,7 @@ public actor MonitorService {
     /// Applies settings changed in the store (by this or another process): detection picks them up through
     /// ``detectorConfiguration``, and a new name is announced on the LAN.
     private func reloadSettings() async {
-        guard let stored = try? database.monitorSettings(), stored != settings else { return }
+        guard let stored = read("read its settings", { try $0.monitorSettings() }), stored != settings else { return }
         let renamed = stored.monitorName != settings.monitorName
         let switched = stored.monitoring != settings.monitoring
         settings = stored
@@ -651,7 +655,7 @@ public actor MonitorService {
     /// ``reloadTrust()``, except that the connection `answering` (one that asked to be unpaired, and is answered
     /// and closed by its caller) is only marked untrusted.
     private func reloadTrust(answering: UInt64?) {
-        guard let entries = try? Self.trustedEntries(database) else { return }
+        guard let entries = read("read its paired listeners", Self.trustedEntries) else { return }
         trusted.replace(with: entries)
         for (id, session) in sessions {
             guard let listenerId = session.listenerId, entries[session.connection.peer.fingerprint] == nil else {
@@ -672,14 +676,14 @@ public actor MonitorService {
     /// Polls the database's change counter (cheap) so a revocation, an unlock or a settings change made by another
     /// process takes effect within half a second.
     private func watchStore() async {
-        var version = try? database.dataVersion()
+        var version = read("watch its database for changes", { try $0.dataVersion() })
         // Changes made between `init` and now (e.g. `cribcall settings set` right after start) count too.
         reloadTrust()
         reloadPINLock()
         await reloadSettings()
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
-            let current = try? database.dataVersion()
+            let current = read("watch its database for changes", { try $0.dataVersion() })
             if current != version {
                 version = current
                 reloadTrust()
@@ -691,8 +695,19 @@ public actor MonitorService {
 
     /// `cribcall pairing unlock` from another process resets the stored counter: unlock here too.
     private func reloadPINLock() {
-        guard pin.isLocked, (try? database.pinPairingFailures()) == 0 else { return }
+        guard pin.isLocked, read("read the count of failed PIN pairings", { try $0.pinPairingFailures() }) == 0 else {
+            return
+        }
         _ = perform(pin.unlock())
+    }
+
+    /// A read of the store: its value, or nil when it failed, which is said (``MonitorEvent/storeFailed(what:reason:)``)
+    /// once until the same read works again (the store is polled every 250 ms).
+    func read<Value>(_ what: String, _ body: (CribCallDatabase) throws -> Value) -> Value? {
+        let (database, emit) = (database, emit)
+        return reads.attempt(
+            what, { try body(database) },
+            firstFailure: { what, error in emit.yield(.storeFailed(what: what, reason: "\(error)")) })
     }
 
     private static func trustedEntries(_ database: CribCallDatabase) throws -> [CertificateFingerprint: String] {

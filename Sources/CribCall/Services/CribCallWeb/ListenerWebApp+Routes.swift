@@ -41,10 +41,8 @@ extension ListenerWebApp {
             }
         }
         router.get("/api/history") { request, _ in
-            do {
-                return WebAPI.answer(try await self.history(request.uri.queryParameters.get("range") ?? "tonight"))
-            } catch {
-                return WebAPI.refusal(.badRequest, "\(error)")
+            await HistoryReport.answer(request.uri.queryParameters.get("range") ?? "tonight") {
+                try await self.history($0)
             }
         }
         router.post("/api/scan") { _, _ in
@@ -96,8 +94,12 @@ extension ListenerWebApp {
             return WebAPI.answer(await self.state())
         }
         router.post("/api/monitors/:monitorId/forget") { _, context in
-            if let problem = await self.forget(monitorId: context.parameters.get("monitorId") ?? "") {
-                return WebAPI.refusal(.notFound, problem)
+            do {
+                if let problem = try await self.forget(monitorId: context.parameters.get("monitorId") ?? "") {
+                    return WebAPI.refusal(.notFound, problem)
+                }
+            } catch {
+                return WebAPI.storeRefusal("read the paired monitors", error, nothingDone: "nothing was forgotten")
             }
             return WebAPI.answer(await self.state())
         }

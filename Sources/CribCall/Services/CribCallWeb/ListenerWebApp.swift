@@ -39,6 +39,8 @@ public actor ListenerWebApp {
     private var alerts: [(monitorId: String, alert: SafetyAlert, update: AlertUpdated?)] = []
     /// Noises, lost links and refusals, raised here like alerts.
     private var notices = LocalNotices()
+    /// What this app could not read or save lately (shown on the pages).
+    private var health = StoreHealth()
     /// Monitors whose safety monitoring has not judged since when (paused or stale), and why: after
     /// ``cannotJudgeAfter`` the parent is told out loud here, as the monitor's own app tells (issue 32, item 10).
     private var unjudged: [String: (since: ContinuousClock.Instant, reason: String)] = [:]
@@ -103,15 +105,19 @@ public actor ListenerWebApp {
     public func start() {
         let signals = signals
         Task { for await signal in signals { await self.deliver(signal) } }
-        run = MonitoringRun(database: database)
+        run = MonitoringRun(database: database) { what, error in
+            Task { await self.noteStore(what, error) }
+        }
     }
 
     /// One night of what this listener heard.
+    /// - Throws: `NightRange.Invalid` for a range that is not tonight, last-night or a date; the store's error when
+    ///   the history cannot be read.
     func history(_ range: String) throws -> JSONValue {
         let names = Dictionary(
-            ((try? database.trustedMonitors()) ?? []).map { ($0.monitorId, $0.name) }, uniquingKeysWith: { a, _ in a })
+            try database.trustedMonitors().map { ($0.monitorId, $0.name) }, uniquingKeysWith: { a, _ in a })
         return try HistoryReport.json(range, now: Date(), database: database, listening: true) { from, to in
-            let events = (try? database.receivedEvents(from: from, to: to, limit: HistoryReport.historyLimit)) ?? []
+            let events = try database.receivedEvents(from: from, to: to, limit: HistoryReport.historyLimit)
             return events.map { ($0.asLogged, names[$0.monitorId] ?? "A monitor no longer paired") }
         }
     }
@@ -168,10 +174,12 @@ public actor ListenerWebApp {
             lastNoise[monitorId] = max(lastNoise[monitorId] ?? 0, event.timestamp)
             // The monitor's automatic stream for this noise: its offer will name no monitor.
             if let automatic = event.autoStreamSessionId { opened[automatic] = monitorId }
-            try? database.recordReceivedEvent(
-                ReceivedEventRecord(
-                    eventId: event.eventId, monitorId: monitorId, seq: event.seq, kind: event.kind,
-                    timestamp: event.timestamp, peakLevel: event.peakLevel, severity: nil))
+            health.attempt(Self.savingHistory, from: database) {
+                try $0.recordReceivedEvent(
+                    ReceivedEventRecord(
+                        eventId: event.eventId, monitorId: monitorId, seq: event.seq, kind: event.kind,
+                        timestamp: event.timestamp, peakLevel: event.peakLevel, severity: nil))
+            }
         case .monitoring(let monitorId, let name, let state, _):
             monitoring[monitorId] = state
             if state == .off {
@@ -186,20 +194,26 @@ public actor ListenerWebApp {
             guard !alerts.contains(where: { $0.alert.alertId == alert.alertId }) else { break }
             alerts.insert((monitorId, alert, nil), at: 0)
             if alerts.count > Self.alertLimit { alerts.removeLast(alerts.count - Self.alertLimit) }
-            try? database.recordReceivedEvent(
-                ReceivedEventRecord(
-                    eventId: alert.alertId, monitorId: monitorId, seq: alert.seq, kind: alert.kind.rawValue,
-                    timestamp: alert.detectedAt, peakLevel: 0, severity: alert.severity.rawValue))
+            health.attempt(Self.savingHistory, from: database) {
+                try $0.recordReceivedEvent(
+                    ReceivedEventRecord(
+                        eventId: alert.alertId, monitorId: monitorId, seq: alert.seq, kind: alert.kind.rawValue,
+                        timestamp: alert.detectedAt, peakLevel: 0, severity: alert.severity.rawValue))
+            }
         case .alertUpdated(_, _, let update):
             if let index = alerts.firstIndex(where: { $0.alert.alertId == update.alertId }) {
                 alerts[index].update = update
             }
-            try? database.recordAlertUpdate(
-                AlertUpdateRecord(
-                    alertId: update.alertId, state: update.state.rawValue, byName: update.by, at: update.at,
-                    mutedUntil: update.mutedUntil))
+            health.attempt("save how an alert ended in the history", from: database) {
+                try $0.recordAlertUpdate(
+                    AlertUpdateRecord(
+                        alertId: update.alertId, state: update.state.rawValue, byName: update.by, at: update.at,
+                        mutedUntil: update.mutedUntil))
+            }
         case .alertsNotKept:
             break  // the replayed alerts that follow are what the page lists
+        case .storeFailed:
+            break  // the service's own store; the line `cribcall listen` prints says it
         case .streamStarted(let monitorId, let sessionId, let mediaType):
             streams[sessionId] = (monitorId, mediaType, "playing")
         case .streamEndingSoon(_, let sessionId, let seconds):
@@ -215,17 +229,23 @@ public actor ListenerWebApp {
         schedulePush()
     }
 
-    /// The latest events heard, newest first, in calm words with their monitor's name.
-    private func recentActivity(names: [String: String]) -> [ActivityItem] {
-        let events = (try? database.receivedEvents(from: 0, to: .max, limit: Self.activityLimit)) ?? []
-        return Self.items(events, names: names, database: database)
+    /// Work on the store done elsewhere (this run's record in the history) failed, or (nil) works again.
+    private func noteStore(_ what: String, _ error: (any Error)?) {
+        health.attempt(what, from: database) { _ in if let error { throw error } }
+        schedulePush()
     }
 
-    /// Heard events in the words of the history, with how each alert ended.
-    static func items(
-        _ events: [ReceivedEventRecord], names: [String: String], database: CribCallDatabase
-    ) -> [ActivityItem] {
-        let updates = (try? database.alertUpdates(for: events.filter { $0.severity != nil }.map(\.eventId))) ?? [:]
+    /// What a failure to record a heard alert loses.
+    private static let savingHistory = "save a heard alert in the history"
+
+    /// The latest events heard, newest first, in calm words with their monitor's name, with how each alert ended.
+    private func recentActivity(names: [String: String]) -> [ActivityItem] {
+        let events = health.read("read the latest alerts heard", from: database, or: []) {
+            try $0.receivedEvents(from: 0, to: .max, limit: Self.activityLimit)
+        }
+        let updates = health.read("read how the latest alerts ended", from: database, or: [:]) {
+            try $0.alertUpdates(for: events.filter { $0.severity != nil }.map(\.eventId))
+        }
         return events.map { event in
             var item = ActivityWording.item(event.asLogged, update: updates[event.eventId], heard: true)
             item.monitorName = names[event.monitorId] ?? "A monitor no longer paired"
@@ -237,14 +257,21 @@ public actor ListenerWebApp {
 
     /// The whole state the screens show (the README's listener `state`).
     public func state() -> JSONValue {
-        let monitors = (try? database.trustedMonitors()) ?? []
+        let monitors = health.read("read the paired monitors", from: database, or: []) { try $0.trustedMonitors() }
         let names = Dictionary(monitors.map { ($0.monitorId, $0.name) }, uniquingKeysWith: { first, _ in first })
-        let preferences = (try? database.appPreferences()) ?? AppPreferences()
+        let preferences = health.read("read the alert preferences", from: database, or: AppPreferences()) {
+            try $0.appPreferences()
+        }
+        let onNoise = health.read("read what to do on a noise", from: database, or: .notify) {
+            try $0.listenerOnNoise()
+        }
+        let activity = recentActivity(names: names)
         return [
             "role": "listener",
             "version": .string(version),
+            "storeProblem": health.json,
             "app": WebAPI.json(preferences),
-            "settings": ["onNoise": .string(((try? database.listenerOnNoise()) ?? .notify).rawValue)],
+            "settings": ["onNoise": .string(onNoise.rawValue)],
             "monitors": .array(
                 monitors.map { monitor in
                     let connection = connections[monitor.monitorId]
@@ -266,7 +293,7 @@ public actor ListenerWebApp {
                     return (entry.alert.detectedAt, JSONValue.object(object))
                 } + notices.json(names: names))
                 .sorted { $0.0 > $1.0 }.prefix(Self.alertLimit).map(\.1)),
-            "activity": .array(recentActivity(names: names).map(WebAPI.json)),
+            "activity": .array(activity.map(WebAPI.json)),
             "streams": .array(
                 streams.sorted { $0.key < $1.key }.map { sessionId, stream in
                     [
@@ -436,8 +463,9 @@ public actor ListenerWebApp {
     }
 
     /// Forgets a paired monitor (tells it when it can be reached).
-    func forget(monitorId: String) async -> String? {
-        guard let monitor = try? database.trustedMonitors().first(where: { $0.monitorId == monitorId }) else {
+    /// - Returns: Why not, for no such monitor. - Throws: The store's error when the pairings cannot be read.
+    func forget(monitorId: String) async throws -> String? {
+        guard let monitor = try database.trustedMonitors().first(where: { $0.monitorId == monitorId }) else {
             return "no paired monitor \(monitorId.prefix(64))"
         }
         await service.unfollow(monitorId: monitorId)

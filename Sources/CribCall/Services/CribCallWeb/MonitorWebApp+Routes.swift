@@ -114,11 +114,8 @@ extension MonitorWebApp {
             return WebAPI.answer(["ok": true])
         }
         router.get("/api/history") { request, _ in
-            let range = request.uri.queryParameters.get("range") ?? "tonight"
-            do {
-                return WebAPI.answer(try await self.history(range))
-            } catch {
-                return WebAPI.refusal(.badRequest, "\(error)")
+            await HistoryReport.answer(request.uri.queryParameters.get("range") ?? "tonight") {
+                try await self.history($0)
             }
         }
         router.post("/api/pairing/qr") { _, _ in
@@ -127,9 +124,13 @@ extension MonitorWebApp {
         }
         router.post("/api/listeners/:listenerId/revoke") { _, context in
             let listenerId = context.parameters.get("listenerId") ?? ""
-            guard await self.revoke(listenerId: listenerId) else {
-                return WebAPI.refusal(
-                    .notFound, "no paired listener \(listenerId.prefix(64)); it may be unpaired already")
+            do {
+                guard try await self.revoke(listenerId: listenerId) else {
+                    return WebAPI.refusal(
+                        .notFound, "no paired listener \(listenerId.prefix(64)); it may be unpaired already")
+                }
+            } catch {
+                return WebAPI.storeRefusal("unpair this listener", error, nothingDone: "it is still paired")
             }
             return WebAPI.answer(await self.state())
         }
@@ -232,6 +233,9 @@ extension MonitorWebApp {
 
     /// An alert as the page shows it, with the baby's name the parent gave (in the app's preferences).
     func json(_ entry: Alert) -> JSONValue {
-        WebAPI.json(entry.alert, update: entry.update, babyName: (try? database.appPreferences())?.babyName)
+        WebAPI.json(
+            entry.alert, update: entry.update,
+            babyName: health.attempt("read the app's preferences", from: database) { try $0.appPreferences() }?.babyName
+        )
     }
 }

@@ -32,6 +32,8 @@ public actor MonitorWebApp {
     private var alerts: [Alert] = []
     /// This monitor's own notices (monitoring unable to judge for minutes).
     private var notices = LocalNotices()
+    /// What this app could not read or save lately (shown on the pages).
+    var health = StoreHealth()
     private var qr: (svg: String, text: String, expiresAt: Int64)?
     private var pin: (pin: String, expiresAt: Int64, attempts: Int)?
     private var connected: [String: Int] = [:]
@@ -72,7 +74,11 @@ public actor MonitorWebApp {
     /// no safety alert is raised: a "Crying detected" must not cover the welcome screen. Called as the app starts
     /// and after every change of the app's preferences.
     public func followSetup() async {
-        let done = ((try? database.appPreferences()) ?? AppPreferences()).setupComplete
+        // Unreadable, the hold stays as it was (and the pages say why): a failing disk does not undo a setup.
+        guard
+            let done = health.attempt("read the app's preferences", from: database, { try $0.appPreferences() })?
+                .setupComplete
+        else { return schedulePush() }
         await service.holdSafetyAlerts(done ? nil : Self.setupHold)
     }
 
@@ -130,12 +136,17 @@ public actor MonitorWebApp {
 
     /// The whole state the screens show (the README's `state`).
     public func state() async -> JSONValue {
-        let settings = (try? database.monitorSettings()) ?? .defaults
-        let preferences = (try? database.appPreferences()) ?? AppPreferences()
+        let settings = health.read("read its settings", from: database, or: .defaults) { try $0.monitorSettings() }
+        let preferences = health.read("read the app's preferences", from: database, or: AppPreferences()) {
+            try $0.appPreferences()
+        }
         let name = monitor?.name ?? settings.monitorName
+        let listeners = health.read("read the paired listeners", from: database, or: []) { try $0.trustedListeners() }
+        let activity = activity()
         var object: [String: JSONValue] = [
             "role": "monitor",
             "version": .string(version),
+            "storeProblem": health.json,
             "monitor": [
                 "id": monitor.map { .string($0.id) } ?? .null, "name": .string(name),
                 "fingerprint": monitor.map { .string($0.fingerprint) } ?? .null,
@@ -150,7 +161,7 @@ public actor MonitorWebApp {
             "alerts": .array(
                 (alerts.map { ($0.alert.detectedAt, json($0)) } + notices.json(names: [monitor?.id ?? "": name]))
                     .sorted { $0.0 > $1.0 }.map(\.1)),
-            "activity": .array(activity().map(WebAPI.json)),
+            "activity": .array(activity.map(WebAPI.json)),
             "pairing": [
                 "qr": qr.flatMap { qr in
                     qr.expiresAt > now
@@ -169,7 +180,7 @@ public actor MonitorWebApp {
                 } ?? .null,
             ],
             "listeners": .array(
-                ((try? database.trustedListeners()) ?? []).map { listener in
+                listeners.map { listener in
                     [
                         "listenerId": .string(listener.listenerId), "name": .string(listener.name),
                         "fingerprint": .string(listener.fingerprint.hex),
@@ -188,8 +199,12 @@ public actor MonitorWebApp {
 
     /// The latest entries of the event log, newest first.
     private func activity() -> [ActivityItem] {
-        let events = (try? database.events(from: 0, to: .max, limit: 20)) ?? []
-        let updates = (try? database.alertUpdates(for: events.filter(\.isSafetyAlert).map(\.eventId))) ?? [:]
+        let events = health.read("read its latest events", from: database, or: []) {
+            try $0.events(from: 0, to: .max, limit: 20)
+        }
+        let updates = health.read("read how its latest alerts ended", from: database, or: [:]) {
+            try $0.alertUpdates(for: events.filter(\.isSafetyAlert).map(\.eventId))
+        }
         return events.map { ActivityWording.item($0, update: updates[$0.eventId]) }
     }
 
@@ -251,7 +266,8 @@ public actor MonitorWebApp {
 
     /// Starts (or restarts) the final setup check.
     func startCalibration() async -> JSONValue {
-        let threshold = ((try? database.monitorSettings()) ?? .defaults).threshold
+        let threshold = health.read("read its settings", from: database, or: .defaults) { try $0.monitorSettings() }
+            .threshold
         // Without a camera (an audio-only monitor, the seed's default) the room's noise is all there is to check.
         let items: [SetupCheck.Item] = camera == nil ? [.noise] : SetupCheck.Item.allCases
         check = (SetupCheck(startingAt: .zero, soundThreshold: threshold, items: items), .now)
@@ -332,9 +348,10 @@ public actor MonitorWebApp {
         observe(.qr(payload: payload, text: payload.qrText))
     }
 
-    /// Unpairs a listener. - Returns: false when there is no such listener.
-    func revoke(listenerId: String) async -> Bool {
-        guard (try? database.revokeListener(id: listenerId)) == true else { return false }
+    /// Unpairs a listener. - Returns: false when there is no such listener. - Throws: The store's error (still
+    /// paired).
+    func revoke(listenerId: String) async throws -> Bool {
+        guard try database.revokeListener(id: listenerId) else { return false }
         await service.reloadTrust()
         connected[listenerId] = nil
         schedulePush()

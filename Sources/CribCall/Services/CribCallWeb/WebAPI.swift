@@ -23,6 +23,14 @@ enum WebAPI {
         answer(["error": .string(message)], status: status)
     }
 
+    /// A 503 for work the database failed: what could not be done, why, what did not happen, and what to do.
+    static func storeRefusal(_ what: String, _ error: any Error, nothingDone: String) -> Response {
+        refusal(
+            .serviceUnavailable,
+            "CribCall could not \(what) (\(error)); \(nothingDone). Check that the disk has space and that the data "
+                + "directory can be written, then try again.")
+    }
+
     /// Reads a JSON object body (at most ``maximumBodyBytes``, `Content-Type: application/json`) and hands it on;
     /// anything else is refused with what to send.
     static func withObject(

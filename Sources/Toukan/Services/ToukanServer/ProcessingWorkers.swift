@@ -98,7 +98,12 @@ struct ProcessingWorkers: Service {
             try await intake.queue.complete(job.id, worker: worker, now: Date())
         } catch {
             logger.error("event=processing_error memory=\(memoryId) reason=\"\(error)\"")
-            try? await intake.queue.fail(job, worker: worker, error: "\(error)", policy: retry, now: Date())
+            do {
+                try await intake.queue.fail(job, worker: worker, error: "\(error)", policy: retry, now: Date())
+            } catch {
+                // The job's lease runs out and another worker takes it again: nothing is lost, only a retry delayed.
+                logger.error("event=processing_not_requeued memory=\(memoryId) reason=\"\(error)\"")
+            }
         }
     }
 

@@ -151,7 +151,7 @@ public final class UploadLoop: Sendable {
             recording.filePath.hasPrefix("/")
             ? URL(fileURLWithPath: recording.filePath) : dataDirectory.appendingPathComponent(recording.filePath)
         logger.info("uploading \(recording.filePath)")
-        let progress = ProgressWriter(database: database, id: id, now: now)
+        let progress = ProgressWriter(database: database, id: id, logger: logger, now: now)
         let outcome = await uploader.upload(recording, file: file) { event in progress.report(event) }
         do {
             if Task.isCancelled {
@@ -183,18 +183,37 @@ private final class ProgressWriter: Sendable {
     let database: ToukanDatabase
     let id: UUID
     let now: @Sendable () -> Date
+    private let logger: Logger
     private let lastWrite = Mutex<Date>(.distantPast)
+    /// A write failed and none has worked since: said once, not four times a second.
+    private let failing = Mutex(false)
 
-    init(database: ToukanDatabase, id: UUID, now: @escaping @Sendable () -> Date) {
+    init(database: ToukanDatabase, id: UUID, logger: Logger, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.id = id
+        self.logger = logger
         self.now = now
+    }
+
+    /// A progress write; a failure costs only a resume from an earlier offset (the server's own is asked first).
+    private func write(_ body: () throws -> Void) {
+        do {
+            try body()
+            failing.withLock { $0 = false }
+        } catch {
+            let first = failing.withLock { failing in
+                defer { failing = true }
+                return !failing
+            }
+            guard first else { return }
+            logger.warning("cannot save an upload's progress (it resumes from the server's offset): \(error)")
+        }
     }
 
     func report(_ event: UploadEvent) {
         switch event {
         case .stored(let offset, let location):
-            _ = try? database.recordProgress(id: id, offset: offset, location: location)
+            write { _ = try database.recordProgress(id: id, offset: offset, location: location) }
         case .progress(let sent, let total):
             let time = now()
             let due = lastWrite.withLock { last in
@@ -202,7 +221,7 @@ private final class ProgressWriter: Sendable {
                 last = time
                 return true
             }
-            if due { try? database.setUploadProgress(id: id, UploadProgress(sent: sent, total: total)) }
+            if due { write { try database.setUploadProgress(id: id, UploadProgress(sent: sent, total: total)) } }
         }
     }
 }

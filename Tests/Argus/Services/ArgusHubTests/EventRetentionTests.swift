@@ -2,6 +2,7 @@ import ArgusHub
 import ArgusStore
 import ArgusTestSupport
 import Foundation
+import Logging
 import Testing
 
 @Suite("Events are kept 30 days, pruned at most once an hour")
@@ -20,7 +21,7 @@ struct EventRetentionTests {
             cameraId: camera.id, description: "Recent", smartDetectionType: "noise", confidence: nil, thumbnail: nil,
             at: now.addingTimeInterval(-86_400))
         try addOld()
-        let retention = EventRetention(database: database)
+        let retention = EventRetention(database: database, logger: Logger(label: "test"))
         retention.pruneIfDue(now: now)
         #expect(try database.events(page: 1, limit: 10, asOf: nil).events.map(\.description) == ["Recent"])
         try addOld()

@@ -64,6 +64,33 @@ struct HubAPITests {
         await hub.stop()
     }
 
+    @Test(
+        "the hub's database failing under a paired app: 503 hub_unavailable, never 'no longer paired' nor 'does not match the API'; fine again once it reads"
+    )
+    func storeFailing() async throws {
+        let hub = try await HubFixture()
+        let (access, _) = try await hub.pair("phone-1", name: "Ana's iPhone")
+        let file = hub.directory.appendingPathComponent(ArgusDatabase.fileName).path
+        func sqlite(_ sql: String) async throws {
+            let result = try await Subprocess.run("sqlite3", [file, sql])
+            #expect(result.status == 0, "\(result.stderrText)")
+        }
+        // Whether the device is paired cannot be read: not an answer that makes the app forget its pairing.
+        try await sqlite("ALTER TABLE device RENAME TO deviceAway;")
+        let unreadable = try await hub.call("GET", "/api/v1/mobile/events", token: access)
+        #expect(unreadable.status == 503, "\(unreadable.text)")
+        #expect(unreadable.text.contains("hub_unavailable") && !unreadable.text.contains("no longer paired"))
+        try await sqlite("ALTER TABLE deviceAway RENAME TO device;")
+        // The events cannot be read: the request was fine, the hub was not.
+        try await sqlite("ALTER TABLE event RENAME TO eventAway;")
+        let failed = try await hub.call("GET", "/api/v1/mobile/events", token: access)
+        #expect(failed.status == 503, "\(failed.text)")
+        #expect(failed.text.contains("Nothing you sent was wrong"), "\(failed.text)")
+        try await sqlite("ALTER TABLE eventAway RENAME TO event;")
+        #expect(try await hub.call("GET", "/api/v1/mobile/events", token: access).status == 200)
+        await hub.stop()
+    }
+
     @Test("ten failed verifications from one client: 429 with Retry-After; five wrong guesses void the code")
     func bruteForce() async throws {
         let hub = try await HubFixture()

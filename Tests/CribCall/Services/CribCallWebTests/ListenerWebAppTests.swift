@@ -21,10 +21,12 @@ struct ListenerWebAppTests {
         let server: LocalWebServer
         let listening: Task<Void, Never>
 
-        init(_ rig: WebRig, cannotJudgeAfter: Duration = .seconds(180)) async throws {
+        init(
+            _ rig: WebRig, database: CribCallDatabase? = nil, cannotJudgeAfter: Duration = .seconds(180)
+        ) async throws {
             let identity = try DeviceIdentity.generate(now: Date())
             let app = ListenerWebApp(
-                identity: identity, name: "Mum", database: try CribCallDatabase.inMemory(),
+                identity: identity, name: "Mum", database: try database ?? CribCallDatabase.inMemory(),
                 connector: rig.network.connector(identity: PeerCertificate(identity: identity)), fallback: nil,
                 browser: nil, version: "test", cannotJudgeAfter: cannotJudgeAfter)
             self.app = app

@@ -69,6 +69,7 @@ function render(state) {
     if (!state) return;
     syncSettingSwitches(state);
     SoundBanner.update(state);
+    StoreBanner(state);
     MonitoringNews(state);
     Alerts.update(state);
 }
@@ -114,6 +115,14 @@ const SoundBanner = (() => {
         get allowed() { return allowed; },
     };
 })();
+
+/** The app could not read or save its data (`storeProblem`): said on every screen until it can again. */
+function StoreBanner(state) {
+    const problem = state.storeProblem || "";
+    const banner = $("#store-banner");
+    if (problem && $("#store-text").textContent !== problem) setText($("#store-text"), problem);
+    banner.hidden = !problem;
+}
 
 /** The "Reconnecting to the monitor…" banner; it appears only after a short grace, not on a brief hiccup. */
 const ConnectionBanner = (() => {
