@@ -65,21 +65,18 @@ public enum PictureLadder {
         try await run(jpeg, width: width, quality: quality)
     }
 
-    /// One short pipeline on a thread of its own: `appsrc ! jpegdec ! videoconvert ! videoscale ! capsfilter !
-    /// jpegenc ! appsink`. Elements are made and set through properties; no text is parsed as a pipeline.
-    private static func run(_ jpeg: [UInt8], width: Int?, quality: Int?) async throws -> (
+    /// One short pipeline on the process's ``PipelineRunner`` (bounded threads: a burst of snapshots waits its turn
+    /// instead of starting a thread each): `appsrc ! jpegdec ! videoconvert ! videoscale ! capsfilter ! jpegenc !
+    /// appsink`. Elements are made and set through properties; no text is parsed as a pipeline.
+    private static func run(_ jpeg: [UInt8], width: Int?, quality: Int?) async throws(PictureError) -> (
         jpeg: [UInt8], width: Int, height: Int
     ) {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try runBlocking(jpeg, width: width, quality: quality) })
-            }
-            thread.name = "homeapps.picture-ladder"
-            thread.start()
+        try await PipelineRunner.shared.run { () throws(PictureError) in
+            try runBlocking(jpeg, width: width, quality: quality)
         }
     }
 
-    private static func runBlocking(_ jpeg: [UInt8], width: Int?, quality: Int?) throws -> (
+    private static func runBlocking(_ jpeg: [UInt8], width: Int?, quality: Int?) throws(PictureError) -> (
         jpeg: [UInt8], width: Int, height: Int
     ) {
         guard !jpeg.isEmpty, jpeg.count <= 32 << 20 else { throw PictureError("not a picture (\(jpeg.count) bytes)") }
@@ -113,8 +110,12 @@ public enum PictureLadder {
             }
             guard let made = result.withLock({ $0 }) else { throw PictureError("the picture gave nothing") }
             return (made.bytes, made.width, made.height)
+        } catch let error as PictureError {
+            throw error
         } catch let error as GStreamerError {
             throw PictureError(error.message)
+        } catch {
+            throw PictureError("\(error)")
         }
     }
 

@@ -61,7 +61,8 @@ public enum AudioAnalyzer {
         (try? GStreamer.initialize()) != nil && GStreamer.missingElements(transcriptionElements) == nil
     }
 
-    /// Analyses the file at `path` on a thread of its own (never a concurrency-pool thread).
+    /// Analyses the file at `path` on the process's ``PipelineRunner`` (never a concurrency-pool thread, never a
+    /// thread of its own).
     /// - Parameters:
     ///   - transcribe: Run PocketSphinx (slower than the decode: about real time / 5 on one core).
     ///   - timeout: Longest the decode may take.
@@ -69,13 +70,8 @@ public enum AudioAnalyzer {
     public static func analyze(path: String, transcribe: Bool, timeout: Duration = .seconds(3_600)) async throws
         -> AudioAnalysis
     {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(
-                    with: Result { try analyzeBlocking(path: path, transcribe: transcribe, timeout: timeout) })
-            }
-            thread.name = "toukan.audio-analysis"
-            thread.start()
+        try await PipelineRunner.shared.run {
+            try analyzeBlocking(path: path, transcribe: transcribe, timeout: timeout)
         }
     }
 

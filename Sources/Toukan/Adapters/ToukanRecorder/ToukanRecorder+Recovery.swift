@@ -28,7 +28,7 @@ extension ToukanRecorder {
             throw RecorderError(code: .outputUnwritable, message: "cannot create \(output.path)")
         }
         do {
-            return try await onOwnThread { () throws(RecorderError) in try remux(partial, to: output) }
+            return try await offThePool { () throws(RecorderError) in try remux(partial, to: output) }
         } catch {
             try? FileManager.default.removeItem(at: output)
             throw error
@@ -39,7 +39,7 @@ extension ToukanRecorder {
     /// what a file found on disk without a ledger row is recorded with.
     /// - Throws: ``RecorderError/Code/unrecoverable`` if it holds no readable audio.
     public static func measure(_ file: URL) async throws(RecorderError) -> Duration {
-        try await onOwnThread { () throws(RecorderError) in try remux(file, to: nil) }
+        try await offThePool { () throws(RecorderError) in try remux(file, to: nil) }
     }
 
     /// Reads `partial` to its end and, with an `output`, writes what it holds there as a normal .m4a.

@@ -224,7 +224,7 @@ public final class ToukanRecorder: Sendable {
             )
         }
         let openInput = openInput
-        let input = try await Self.onOwnThread { () throws(RecorderError) in try openInput() }
+        let input = try await Self.offThePool { () throws(RecorderError) in try openInput() }
         guard let feed = input.liveFeed else {
             throw RecorderError(code: .inputUnavailable, message: "the input \(source) cannot share its audio")
         }
@@ -379,7 +379,7 @@ public final class ToukanRecorder: Sendable {
             input = nil
             guard (try? await Task.sleep(for: configuration.retryInterval)) != nil else { return }
             let openInput = openInput
-            input = try? await Self.onOwnThread { () throws(RecorderError) in try openInput() }
+            input = try? await Self.offThePool { () throws(RecorderError) in try openInput() }
         }
     }
 
@@ -454,17 +454,12 @@ public final class ToukanRecorder: Sendable {
         if started { resolveStart(nil) }
     }
 
-    /// Runs blocking work (opening an input may render a WAV or wait for a device) off the concurrency pool.
-    static func onOwnThread<Value: Sendable>(
+    /// Runs blocking work (opening an input may render a WAV or wait for a device; a remux plays a file to its end)
+    /// off the concurrency pool, on the process's ``PipelineRunner``.
+    static func offThePool<Value: Sendable>(
         _ body: @escaping @Sendable () throws(RecorderError) -> Value
     ) async throws(RecorderError) -> Value {
-        let result = await withCheckedContinuation {
-            (waiter: CheckedContinuation<Result<Value, RecorderError>, Never>) in
-            Thread.detachNewThread {
-                waiter.resume(returning: Result { () throws(RecorderError) in try body() })
-            }
-        }
-        return try result.get()
+        try await PipelineRunner.shared.run(body)
     }
 }
 
