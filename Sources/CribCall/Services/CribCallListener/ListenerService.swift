@@ -45,11 +45,31 @@ public actor ListenerService {
     /// How long one look for a moved monitor browses.
     static let rediscoveryTime: Duration = .seconds(3)
 
-    /// Keep-alive interval and silence that counts as a lost link.
-    public var pingInterval: Duration = .seconds(5)
-    public var linkTimeout: Duration = .seconds(15)
-    /// How long an accepted stream may go without media before it is ended as failed (ICE or UDP blocked).
-    public var mediaStartTimeout: Duration = .seconds(15)
+    /// How often it pings, when a link counts as lost, how long a stream may wait for media.
+    public struct Timings: Sendable, Hashable {
+        /// Keep-alive interval (PROTOCOL.md §6: 5 s).
+        public var pingInterval: Duration
+        /// Silence that counts as a lost link (PROTOCOL.md §6: 15 s).
+        public var linkTimeout: Duration
+        /// How long an accepted stream may go without media before it is ended as failed (ICE or UDP blocked).
+        public var mediaStartTimeout: Duration
+
+        /// The product's: what every `cribcall listen` and app runs with.
+        public static let standard = Timings(
+            pingInterval: .seconds(5), linkTimeout: .seconds(15), mediaStartTimeout: .seconds(15))
+
+        public init(pingInterval: Duration, linkTimeout: Duration, mediaStartTimeout: Duration) {
+            self.pingInterval = pingInterval
+            self.linkTimeout = linkTimeout
+            self.mediaStartTimeout = mediaStartTimeout
+        }
+    }
+
+    /// The timings it runs with (``Timings/standard`` unless a test of the logic above the link asks otherwise).
+    public let timings: Timings
+    var pingInterval: Duration { timings.pingInterval }
+    var linkTimeout: Duration { timings.linkTimeout }
+    var mediaStartTimeout: Duration { timings.mediaStartTimeout }
 
     /// - Parameters:
     ///   - identity: This listener's device identity.
@@ -58,35 +78,27 @@ public actor ListenerService {
     ///   - connector: How monitors are reached.
     ///   - mediaEngine: Makes the WebRTC receivers of live streams (the `Media` adapter); nil: ``openStream(monitorId:mediaType:)``
     ///     fails and automatic streams are ended at once.
+    ///   - timings: Keep-alive, lost-link and media-start timings.
     public init(
         identity: DeviceIdentity,
         name: String,
         database: CribCallDatabase,
         connector: any ControlConnector,
-        mediaEngine: (any MediaEngine)? = nil
+        mediaEngine: (any MediaEngine)? = nil,
+        timings: Timings = .standard
     ) {
         self.identity = identity
         self.name = name
         self.database = database
         self.connector = connector
         self.mediaEngine = mediaEngine
+        self.timings = timings
     }
 
     /// Follows monitors to a new address: when one cannot be reached where it was, it is looked for by its id and
     /// pinned fingerprint with `browser`, and its stored address updated (seed §FR3 `lastKnownIp`).
     public func findMovedMonitors(with browser: any ServiceBrowser) {
         finder = browser
-    }
-
-    /// Test hook: shorter keep-alive timings.
-    public func setTimings(ping: Duration, linkTimeout: Duration) {
-        pingInterval = ping
-        self.linkTimeout = linkTimeout
-    }
-
-    /// Test hook: a shorter wait for a stream's first media (``mediaStartTimeout``).
-    public func setMediaStartTimeout(_ timeout: Duration) {
-        mediaStartTimeout = timeout
     }
 
     private var local: LocalDevice { LocalDevice(identity, name: name) }

@@ -34,7 +34,7 @@ struct StreamRig {
     /// Starts both sides, pairs them by QR code and waits until the listener is connected and served.
     init(
         autoStream: AutoStreamMode = .none, autoStreamSec: Int = 10, onNoise: OnNoiseAction? = nil,
-        listenerHasEngine: Bool = true
+        listenerHasEngine: Bool = true, mediaStartTimeout: Duration = .seconds(15)
     ) async throws {
         let network = InMemoryNetwork()
         let monitorIdentity = try DeviceIdentity.generate(now: Date())
@@ -63,9 +63,10 @@ struct StreamRig {
         let listener = ListenerService(
             identity: listenerIdentity, name: "Phone", database: listenerDatabase,
             connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)),
-            mediaEngine: listenerHasEngine ? listenerEngine : nil)
+            mediaEngine: listenerHasEngine ? listenerEngine : nil,
+            timings: .init(
+                pingInterval: .milliseconds(200), linkTimeout: .seconds(5), mediaStartTimeout: mediaStartTimeout))
         self.listener = listener
-        await listener.setTimings(ping: .milliseconds(200), linkTimeout: .seconds(5))
         _ = try await listener.pairWithQR(qrText: await monitor.showQR(port: 48080).qrText, host: "nursery")
 
         let heard = heard
@@ -146,9 +147,8 @@ struct ListenerStreamTests {
 
     @Test("a stream whose media never arrives ends after mediaStartTimeout, saying what to check; the monitor is told")
     func mediaThatNeverFlows() async throws {
-        let rig = try await StreamRig()
+        let rig = try await StreamRig(mediaStartTimeout: .milliseconds(300))
         rig.listenerEngine.blockMedia(true)
-        await rig.listener.setMediaStartTimeout(.milliseconds(300))
         let sessionId = try await rig.listener.openStream(monitorId: rig.monitorId, mediaType: .audio)
         let ended = await rig.heard.wait {
             if case .streamEnded(_, sessionId, let reason) = $0 {

@@ -62,8 +62,9 @@ struct MonitorListenerTests {
         let listenerDatabase = try CribCallDatabase.inMemory()
         let listener = ListenerService(
             identity: listenerIdentity, name: "Dad’s laptop", database: listenerDatabase,
-            connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)))
-        await listener.setTimings(ping: .milliseconds(100), linkTimeout: .milliseconds(400))
+            connector: network.connector(identity: PeerCertificate(identity: listenerIdentity)),
+            timings: .init(
+                pingInterval: .milliseconds(100), linkTimeout: .milliseconds(400), mediaStartTimeout: .seconds(15)))
 
         // Pairing: the listener types the PIN the monitor shows.
         let events = monitor.events
