@@ -32,6 +32,10 @@ in a 390×844 window, a phone held upright. Every control is found by its comput
 With --audio-only the monitor runs without --safety (no camera, the seed's default): the welcome, the name, then the
 final check at once (the room's noise is its only check), "Start Monitoring", and the Monitor screen with its sound
 meter, a pairing QR code on "Show pairing code" and its listeners card.
+With --store-check as well, the audio-only monitor's disk fails under the open page: prints {"event":
+"store-check"} (the caller moves a table of the monitor's database away and changes a setting, which the page is
+sent) and waits for the banner saying the app could not read its data; then prints {"event": "store-back"} (the
+caller puts the table back and changes a setting again) and waits for the banner to go.
 9. With --pause-check: prints {"event": "pause-check"} and waits until the Monitor tab shows "Monitoring paused"
    (the caller stops the camera after that line), reported as pause_ms, and pause_render_ms: from the status's
    updatedAt to the page showing it. The paused screen's texts are checked.
@@ -999,6 +1003,31 @@ def walk_pause(page: Page, result: dict) -> None:
     result["camera_errors_while_paused"] = page.allowed_camera_errors
 
 
+def banner_text(page: Page) -> str:
+    """The store banner's words while it is shown, else ""."""
+    banner = page.d.find_element(By.ID, "store-banner")
+    return banner.text if banner.is_displayed() else ""
+
+
+def walk_store_problem(page: Page, result: dict) -> None:
+    """The monitor's database fails under the open page: the banner says so, on the screen the parent is on, and
+    goes once the database works again."""
+    print(json.dumps({"event": "store-check"}), flush=True)
+    log("waiting for the store banner (move a table away and change a setting now)")
+    t0 = time.monotonic()
+    words = page.wait("the banner saying the data cannot be read", lambda: "could not" in banner_text(page)
+                      and banner_text(page), poll=0.05)
+    result["store_banner_ms"] = ms_since(t0)
+    result["store_banner"] = words
+    for needed in ["CribCall could not", "Check that the disk has space"]:
+        if needed not in words:
+            raise CheckFailed("store-check", f"the banner does not say {needed!r}: {words!r}")
+    page.screenshot("store-problem")
+    print(json.dumps({"event": "store-back"}), flush=True)
+    log("waiting for the banner to go (put the table back and change a setting now)")
+    page.wait("the banner to go once the data reads again", lambda: banner_text(page) == "", poll=0.05)
+
+
 def check_gate(url: str) -> dict:
     """The app's origin and a wrong secret are refused with 403."""
     u = urllib.parse.urlsplit(url)
@@ -1082,6 +1111,10 @@ def run(args: argparse.Namespace, browser: Browser, result: dict, on_ready) -> N
         driver.get(args.url)
         walk_audio_only(page, api, args, result)
         page.check_console("audio only")
+        if args.store_check:
+            begin_step("store_check")
+            walk_store_problem(page, result)
+            page.check_console("store check")
         return
     steps = [
         ("welcome", lambda: (driver.get(args.url), walk_welcome(page))),
@@ -1136,6 +1169,8 @@ def main() -> int:
     ap.add_argument("--name", default="Liam", help="the baby's name entered in setup")
     ap.add_argument("--audio-only", action="store_true",
                     help="the monitor runs without a camera (no --safety): walk its setup to the Monitor screen")
+    ap.add_argument("--store-check", action="store_true",
+                    help="with --audio-only: the store banner shown when the database fails, gone when it works")
     ap.add_argument("--pause-check", action="store_true",
                     help="at the end, wait for 'Monitoring paused' (the caller stops the camera) and time it")
     ap.add_argument("--pause-timeout", type=float, default=30, help="how long --pause-check waits, seconds")

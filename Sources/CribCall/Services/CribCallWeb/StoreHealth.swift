@@ -1,5 +1,6 @@
 import CanonicalJSON
 import CribCallStore
+import Foundation
 
 /// What an app could not read from or save to its database lately. A failed read answers with what the app still
 /// knows, never silently as "nothing": the pages show `storeProblem` (the oldest failure still failing) until the
@@ -26,9 +27,16 @@ struct StoreHealth {
     /// The failure the pages show, in words that say what to do; nil while every read and write works.
     var problem: String? {
         work.failing.first.map { failure in
-            "CribCall could not \(failure.what) (\(failure.reason)). Check that the disk has space and that the data "
-                + "directory can be written; until then this page may miss something."
+            "CribCall could not \(failure.what) (\(Self.short(failure.reason))). Check that the disk has space and "
+                + "that the data directory can be written; until then this page may miss something."
         }
+    }
+
+    /// The store's reason as a parent's screen shows it: SQLite's own words ("SQLite error 13: database or disk is
+    /// full"), without the statement GRDB adds (" - while executing `SELECT …`"), at most 120 characters.
+    static func short(_ reason: String) -> String {
+        let sentence = reason.range(of: " - while executing").map { String(reason[..<$0.lowerBound]) } ?? reason
+        return sentence.count > 120 ? sentence.prefix(119) + "…" : sentence
     }
 
     var json: JSONValue { problem.map { .string($0) } ?? .null }

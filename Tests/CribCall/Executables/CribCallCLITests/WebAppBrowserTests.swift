@@ -59,7 +59,9 @@ struct WebAppBrowserTests {
             ]), "\(files)")
     }
 
-    @Test("an audio-only monitor (no camera, the seed's default) goes through setup to its Monitor screen")
+    @Test(
+        "an audio-only monitor (no camera, the seed's default) goes through setup to its Monitor screen; its disk failing under the open page is said there, and the banner goes when it works"
+    )
     func audioOnlyMonitor() async throws {
         guard let python = InteropPeers.browserPython() else { return }
         let directory = try Subprocess.temporaryDirectory("cribcall-web-audio")
@@ -75,7 +77,24 @@ struct WebAppBrowserTests {
         let url = try await Self.webURL(of: monitor)
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Interop/cribalert/web_app.py").path
         let browser = try BackgroundProcess(
-            python, [script, "--url", url, "--audio-only", "--artifacts", artifacts.path, "--timeout", "120"])
+            python,
+            [script, "--url", url, "--audio-only", "--store-check", "--artifacts", artifacts.path, "--timeout", "120"])
+        // The database fails as a full disk or a broken file would, from outside: a table moved away with sqlite3.
+        // A setting changed with the command line is what the open page is next sent.
+        let file = directory.appendingPathComponent("cribcall.sqlite").path
+        for (event, sql, cooldown) in [
+            ("store-check", "ALTER TABLE noiseEvent RENAME TO noiseEventAway;", 31),
+            ("store-back", "ALTER TABLE noiseEventAway RENAME TO noiseEvent;", 32),
+        ] {
+            guard await browser.line(timeout: .seconds(300), where: { $0.contains(#""event": "\#(event)""#) }) != nil
+            else { break }
+            let moved = try await Subprocess.run("sqlite3", [file, sql])
+            #expect(moved.status == 0, "\(moved.stderrText)")
+            let changed = try await Subprocess.run(
+                try Subprocess.builtProduct("cribcall"),
+                ["settings", "set", "cooldownSec=\(cooldown)", "--data-dir", directory.path])
+            #expect(changed.status == 0, "\(changed.stderrText)")
+        }
         let status = await browser.waitForExit(timeout: .seconds(240))
         let line = browser.output.last { $0.hasPrefix("{") && $0.contains("\"ok\"") } ?? "{}"
         let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]

@@ -56,6 +56,7 @@ struct StoreProblemTests {
         let state = try await rig.state()
         let problem = try #require(state["storeProblem"]?.stringValue, "no storeProblem in \(state)")
         #expect(problem.contains("read its latest events") && problem.contains("Check that the disk"), "\(problem)")
+        #expect(problem.contains("no such table") && !problem.contains("SELECT"), "SQLite's words, not the SQL")
         #expect(state["listeners"]?.arrayValue?.count == 1, "what still reads is shown: \(state)")
         let history = try await rig.get("api/history?range=tonight")
         #expect(history.status == 503 && history.text.contains("read the history"), "\(history.text)")
