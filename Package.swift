@@ -301,7 +301,7 @@ let cribCallTargets: [Target] = [
             "CribCallProtocol", "CribCallStore", "CribCallSystemd", "DesktopNotifications", "DeviceIdentity",
             "DeviceIdentityStore", "Media", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "StreamMedia",
             "SystemdUnit", "Terminal", "ControlSocket", "VideoCapture", "CribCallWeb", "LocalWebApp", logging,
-            unixSignals,
+            serviceLifecycle, unixSignals,
         ]
     ),
 

@@ -14,9 +14,11 @@ import Logging
 import Media
 import QUIC
 import ServiceDiscovery
+import ServiceLifecycle
 import SoundDetection
 import StreamMedia
 import Terminal
+import UnixSignals
 import VideoCapture
 
 /// `cribcall monitor`: the baby-room device. Composes the monitor service with its adapters (QUIC, the microphone,
@@ -146,37 +148,20 @@ public struct MonitorRequest: Sendable {
                 version: CribCallVersion.current)
         }
         await app?.followSetup()
-        let printer = Task {
-            for await event in service.events {
-                output.print(event)
-                await app?.observe(event)
-            }
-        }
-        var web: LocalWebServer?
+        var web: WebAppService?
         if let app, let webPort {
             do {
-                web = try await app.serve(port: webPort)
+                let server = try await app.serve(port: webPort)
+                web = WebAppService(app: app, server: server, data: data)
+                output.write(AppAddressFile.announce(server.url, in: data, json: json))
             } catch {
-                // The service has not run yet: its events never end, so the printer is cancelled, not awaited.
-                printer.cancel()
+                // Nothing runs yet: the QUIC socket is all there is to close.
                 await listener.shutdown()
                 throw CommandFailure.usage("\(error) (--web \(webPort))")
             }
-            output.write(AppAddressFile.announce(web!.url, in: data, json: json))
         }
-        let stop = ShutdownSignals { await listener.shutdown() }
-        let detection = Task { () -> String? in
-            guard let failure = await service.detectSound(from: input) else { return nil }
-            log.error("\(failure)")
-            await listener.shutdown()
-            return failure
-        }
-        var watching: Task<Void, Never>?
-        if let camera {
-            if !camera.detectsFaces {
-                log.warning("no face detection (install gstreamer1.0-opencv and opencv-data): faces are not judged")
-            }
-            watching = Task { await service.watchSafety(camera: camera) }
+        if let camera, !camera.detectsFaces {
+            log.warning("no face detection (install gstreamer1.0-opencv and opencv-data): faces are not judged")
         }
         let control = try? await ControlSocketServer.start(path: data.controlSocket.path) { [camera] request in
             Self.answer(request, service: service, camera: camera)
@@ -192,19 +177,20 @@ public struct MonitorRequest: Sendable {
                 log.warning("not announced on the LAN: \(error)")
             }
         }
-        await service.run(showingQR: qr || qrPNG != nil)
-        keys?.restore()
-        await advertisement?.cancel()
-        detection.cancel()
-        watching?.cancel()
-        await control?.close()
-        await app?.closeStreams()
-        if let web { AppAddressFile(in: data).remove(ifHolding: web.url) }
-        await web?.close()
-        await printer.value
-        output.finish()
-        _ = stop
-        if let failure = await detection.value {
+        let services = Services(
+            output: EventOutputService(service: service, output: output, app: app), web: web,
+            control: control.map(ControlSocketService.init),
+            advertisement: advertisement.map(AdvertisementService.init),
+            detection: SoundDetectionService(service: service, input: input, logger: log),
+            safety: camera.map { SafetyWatchService(service: service, camera: $0) },
+            protocolService: ProtocolService(service: service, listener: listener, showingQR: qr || qrPNG != nil))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.group, gracefulShutdownSignals: [.sigterm, .sigint], logger: log))
+        defer { keys?.restore() }
+        do {
+            try await group.run()
+        } catch let failure as SoundDetectionService.MicrophoneFailed {
             throw CommandFailure(
                 "\(failure): the monitor stopped, since it could not hear the room. Check the microphone (arecord -l "
                     + "lists them) or choose one with --audio-source; as a service it is started again.")
