@@ -185,7 +185,7 @@ let platformTargets: [Target] = [
     // Owns CGStreamer: one initialisation, element checks that name the Debian package, pipelines, the bus, appsink.
     platform.adapter("GStreamer", ["CGStreamer"]),
     // A daemon's control socket: Unix-domain, 0600, one JSON request per connection, answered by JSON lines.
-    platform.adapter("ControlSocket", ["CanonicalJSON", nioCore, nioPosix]),
+    platform.adapter("ControlSocket", ["CanonicalJSON", nioCore, nioPosix, serviceLifecycle]),
     // Background jobs shared by workers: SQLite on one machine (PostgreSQL for several: PostgresJobQueue).
     platform.adapter("JobQueue", [grdb, "Postgres", "SQLiteFiles", postgresNIO, logging]),
     // A product's SQLite file: created 0600 without a raw open beside a live database, one pool per file per process.
@@ -418,7 +418,8 @@ let toukanTargets: [Target] = [
         "ToukanApp",
         [
             "CanonicalJSON", "ControlSocket", "DeviceIdentityStore", "NetworkWatch", "SystemdUnit", "Terminal",
-            "ToukanCore", "ToukanRecorder", "ToukanStore", "ToukanUploader", "ToukanUploads", logging, unixSignals,
+            "ToukanCore", "ToukanRecorder", "ToukanStore", "ToukanUploader", "ToukanUploads", logging,
+            serviceLifecycle, unixSignals,
         ]
     ),
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),

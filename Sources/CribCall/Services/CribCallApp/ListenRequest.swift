@@ -12,9 +12,11 @@ import Logging
 import Media
 import QUIC
 import ServiceDiscovery
+import ServiceLifecycle
 import StreamMedia
 import Synchronization
 import Terminal
+import UnixSignals
 
 /// `cribcall listen`: stays connected to every paired monitor, shows their alerts (and desktop notifications), and
 /// plays or records live streams, until SIGINT or SIGTERM.
@@ -98,10 +100,10 @@ public struct ListenRequest: Sendable {
         let notifications = noNotify ? nil : await Self.desktopNotifications(clicks: streams)
         await app?.start()
         let refused = Mutex<Set<String>>([])
-        let listening = Task {
+        let listening = ListeningService { [json] in
             for await event in await service.listen(keepOpen: app != nil) {
                 if case .unauthorized(let monitorId, _, _) = event { refused.withLock { _ = $0.insert(monitorId) } }
-                let line = self.json ? event.json.canonicalString : event.text
+                let line = json ? event.json.canonicalString : event.text
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 // Notifications off in the app's Alert Preferences (the same database): the line above only. Unreadable
                 // preferences do not silence an alarm.
@@ -113,15 +115,16 @@ public struct ListenRequest: Sendable {
             }
             notifications?.finish()
         }
-        var web: LocalWebServer?
+        var web: WebAppService?
         if let app, let webPort {
             do {
-                web = try await app.serve(port: webPort)
+                let server = try await app.serve(port: webPort)
+                web = WebAppService(closeStreams: { await app.closeStreams() }, server: server, data: data)
+                FileHandle.standardOutput.write(
+                    Data((AppAddressFile.announce(server.url, in: data, json: json) + "\n").utf8))
             } catch {
-                listening.cancel()
                 throw CommandFailure.usage("\(error) (--web \(webPort))")
             }
-            FileHandle.standardOutput.write(Data((AppAddressFile.announce(web!.url, in: data, json: json) + "\n").utf8))
         }
         // On a terminal: l listen, v video, p keep the stream live (pin), e end it; c, o, m act on the latest alert.
         let keys =
@@ -138,20 +141,21 @@ public struct ListenRequest: Sendable {
             FileHandle.standardOutput.write(
                 Data("On a safety alert: c I am checking, o mark as okay, m mute for 5 minutes.\n".utf8))
         }
-        let stopped = Mutex(false)
-        let stop = ShutdownSignals {
-            stopped.withLock { $0 = true }
-            listening.cancel()
-        }
-        await listening.value
-        keys?.restore()
-        await app?.closeStreams()
-        if let web { AppAddressFile(in: data).remove(ifHolding: web.url) }
-        await web?.close()
-        _ = stop
+        // The app (with --web), then the listening: stopped in the reverse order on SIGINT or SIGTERM, or when every
+        // monitor refused this listener (its listening ends).
+        let services: [any Service] = (web.map { [$0] } ?? []) + [listening]
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map {
+                    .init(
+                        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup)
+                }, gracefulShutdownSignals: [.sigterm, .sigint], logger: log))
+        defer { keys?.restore() }
+        try await group.run()
         let names = Dictionary(monitors.map { ($0.monitorId, $0.name) }, uniquingKeysWith: { first, _ in first })
         let refusedBy = refused.withLock { $0 }
-        if !stopped.withLock({ $0 }), !refusedBy.isEmpty {
+        if !listening.stopped, !refusedBy.isEmpty {
             let who = refusedBy.sorted().map { "\"\(PeerName.sanitized(names[$0] ?? $0))\"" }.joined(separator: ", ")
             throw CommandFailure(
                 "\(who) no longer \(refusedBy.count == 1 ? "accepts" : "accept") this listener: pair again with "

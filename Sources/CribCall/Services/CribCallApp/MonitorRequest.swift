@@ -152,7 +152,7 @@ public struct MonitorRequest: Sendable {
         if let app, let webPort {
             do {
                 let server = try await app.serve(port: webPort)
-                web = WebAppService(app: app, server: server, data: data)
+                web = WebAppService(closeStreams: { await app.closeStreams() }, server: server, data: data)
                 output.write(AppAddressFile.announce(server.url, in: data, json: json))
             } catch {
                 // Nothing runs yet: the QUIC socket is all there is to close.
@@ -179,7 +179,7 @@ public struct MonitorRequest: Sendable {
         }
         let services = Services(
             output: EventOutputService(service: service, output: output, app: app), web: web,
-            control: control.map(ControlSocketService.init),
+            control: control,
             advertisement: advertisement.map(AdvertisementService.init),
             detection: SoundDetectionService(service: service, input: input, logger: log),
             safety: camera.map { SafetyWatchService(service: service, camera: $0) },

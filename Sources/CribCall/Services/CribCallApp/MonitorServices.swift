@@ -7,6 +7,7 @@ import LocalWebApp
 import Logging
 import QUIC
 import ServiceLifecycle
+import Synchronization
 import VideoCapture
 
 // `cribcall monitor` as swift-service-lifecycle services under one ServiceGroup. They start in the order
@@ -33,27 +34,17 @@ struct EventOutputService: Service {
     }
 }
 
-/// The app for parents on loopback, from the moment it serves until the shutdown: then its pages' event streams end,
-/// its address file goes, and the server closes.
+/// The app for parents on loopback (the monitor's or a listener's), from the moment it serves until the shutdown:
+/// then its pages' event streams end, its address file goes, and the server closes.
 struct WebAppService: Service {
-    let app: MonitorWebApp
+    let closeStreams: @Sendable () async -> Void
     let server: LocalWebServer
     let data: CribCallDataDirectory
 
     func run() async {
         try? await gracefulShutdown()
-        await app.closeStreams()
+        await closeStreams()
         AppAddressFile(in: data).remove(ifHolding: server.url)
-        await server.close()
-    }
-}
-
-/// The control socket `cribcall alert trigger` and `cribcall camera` reach the monitor through.
-struct ControlSocketService: Service {
-    let server: ControlSocketServer
-
-    func run() async {
-        try? await gracefulShutdown()
         await server.close()
     }
 }
@@ -121,7 +112,8 @@ extension MonitorRequest {
     struct Services {
         var output: EventOutputService
         var web: WebAppService?
-        var control: ControlSocketService?
+        /// The control socket `cribcall alert trigger` and `cribcall camera` reach the monitor through.
+        var control: ControlSocketServer?
         var advertisement: AdvertisementService?
         var detection: SoundDetectionService
         var safety: SafetyWatchService?
@@ -144,6 +136,29 @@ extension MonitorRequest {
             .init(
                 service: service, successTerminationBehavior: ending,
                 failureTerminationBehavior: .gracefullyShutdownGroup)
+        }
+    }
+}
+
+/// `cribcall listen`'s following of its monitors, printing and notifying what they say. Stopped by the shutdown
+/// signal (``stopped`` then says so), or ends by itself when every monitor refused this listener.
+final class ListeningService: Service, Sendable {
+    private let listen: @Sendable () async -> Void
+    private let stoppedFlag = Mutex(false)
+
+    init(_ listen: @escaping @Sendable () async -> Void) {
+        self.listen = listen
+    }
+
+    /// The shutdown signal stopped it (not the monitors' refusal).
+    var stopped: Bool { stoppedFlag.withLock { $0 } }
+
+    func run() async {
+        let listen = listen
+        await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown { await listen() }
+        } onGracefulShutdown: {
+            self.stoppedFlag.withLock { $0 = true }
         }
     }
 }

@@ -2,6 +2,7 @@ public import CanonicalJSON
 public import Foundation
 import NIOCore
 import NIOPosix
+public import ServiceLifecycle
 import Synchronization
 
 /// A daemon's control socket: a Unix-domain stream socket in a private directory, one JSON request per connection
@@ -10,7 +11,7 @@ import Synchronization
 /// Access is the file system's: the socket is created 0600 inside the caller's own directory (0700), so only the
 /// user who runs the daemon can connect. Requests are bounded (``ControlSocket/maxRequestBytes``), connections too
 /// (``ControlSocket/maxConnections``), and an unparsable request gets an error line instead of a silent close.
-public final class ControlSocketServer: Sendable {
+public final class ControlSocketServer: Service, Sendable {
     /// Answers one request: the lines to send back, in order; the connection closes when the sequence ends (or when
     /// the client goes away, which cancels the iteration).
     public typealias Handler = @Sendable (JSONValue) -> AsyncStream<JSONValue>
@@ -75,6 +76,13 @@ public final class ControlSocketServer: Sendable {
     }
 
     /// Stops accepting, ends the connections and removes the socket file.
+    /// As a swift-service-lifecycle `Service`: serves (it does from ``start(path:handler:)`` on) until the group's
+    /// graceful shutdown, then closes.
+    public func run() async {
+        try? await gracefulShutdown()
+        await close()
+    }
+
     public func close() async {
         serving.cancel()
         try? await channel.channel.close()

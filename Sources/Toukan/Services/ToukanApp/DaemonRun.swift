@@ -2,10 +2,43 @@ import CanonicalJSON
 import ControlSocket
 import Foundation
 import Logging
+import ServiceLifecycle
 import ToukanCore
 import ToukanRecorder
 import ToukanStore
 import UnixSignals
+
+/// The upload queue's loop, stopped at the shutdown (an upload cut off resumes at the next start).
+struct UploadsService: Service {
+    let uploads: Uploads
+
+    func run() async {
+        try? await gracefulShutdown()
+        await uploads.stop()
+    }
+}
+
+/// The recorder: at the shutdown a recording still running is stopped and saved (and queued) first.
+struct RecorderService: Service {
+    let daemon: RecorderDaemon
+
+    func run() async {
+        try? await gracefulShutdown()
+        _ = await daemon.stop()
+    }
+}
+
+/// Ends at a `quit` request on the control socket, which stops the whole daemon as a signal would.
+struct QuitRequests: Service {
+    let quit: AsyncStream<Void>
+
+    func run() async {
+        let quit = quit
+        await cancelWhenGracefulShutdown {
+            for await _ in quit { break }
+        }
+    }
+}
 
 /// `toukan daemon`: the background process `toukan start` launches on first use (as Siri launches the app). It
 /// serves the control socket in the data directory until SIGTERM or SIGINT, or a `quit` request; a recording still
@@ -65,17 +98,19 @@ public struct DaemonRun: Sendable {
             throw ToukanFailure("a Toukan daemon is already running for \(data.url.path)")
         }
         log.info("ready, pid \(ProcessInfo.processInfo.processIdentifier)")
-        let signals = Task {
-            for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
-                quitting.yield()
-                return
-            }
-        }
-        for await _ in quit { break }
-        signals.cancel()
-        _ = await daemon.stop()
-        await uploads.stop()
-        await server.close()
+        // Started in this order, stopped in the reverse one on SIGINT, SIGTERM or a `quit` request: the recording
+        // saved (and queued) first, then the uploads stopped, and the control socket closed last.
+        let services: [any Service] = [
+            server, UploadsService(uploads: uploads), RecorderService(daemon: daemon), QuitRequests(quit: quit),
+        ]
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map {
+                    .init(
+                        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup)
+                }, gracefulShutdownSignals: [.sigterm, .sigint], logger: log))
+        try await group.run()
         log.info("stopped")
     }
 
