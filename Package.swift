@@ -186,6 +186,8 @@ let platformTargets: [Target] = [
     platform.adapter("GStreamer", ["CGStreamer"]),
     // A daemon's control socket: Unix-domain, 0600, one JSON request per connection, answered by JSON lines.
     platform.adapter("ControlSocket", ["CanonicalJSON", nioCore, nioPosix, serviceLifecycle]),
+    // A long-running program's parts as services in one group: started in order, stopped in reverse on a signal.
+    platform.adapter("ProgramLifecycle", [logging, serviceLifecycle, unixSignals]),
     // Background jobs shared by workers: SQLite on one machine (PostgreSQL for several: PostgresJobQueue).
     platform.adapter("JobQueue", [grdb, "Postgres", "SQLiteFiles", postgresNIO, logging]),
     // A product's SQLite file: created 0600 without a raw open beside a live database, one pool per file per process.
@@ -300,8 +302,8 @@ let cribCallTargets: [Target] = [
             "AudioCapture", "CanonicalJSON", "CribCallDiscovery", "CribCallListener", "CribCallMonitor",
             "CribCallProtocol", "CribCallStore", "CribCallSystemd", "DesktopNotifications", "DeviceIdentity",
             "DeviceIdentityStore", "Media", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "StreamMedia",
-            "SystemdUnit", "Terminal", "ControlSocket", "VideoCapture", "CribCallWeb", "LocalWebApp", logging,
-            serviceLifecycle, unixSignals,
+            "SystemdUnit", "Terminal", "ControlSocket", "VideoCapture", "CribCallWeb", "LocalWebApp",
+            "ProgramLifecycle", logging, serviceLifecycle,
         ]
     ),
 
@@ -418,8 +420,8 @@ let toukanTargets: [Target] = [
         "ToukanApp",
         [
             "CanonicalJSON", "ControlSocket", "DeviceIdentityStore", "NetworkWatch", "SystemdUnit", "Terminal",
-            "ToukanCore", "ToukanRecorder", "ToukanStore", "ToukanUploader", "ToukanUploads", logging,
-            serviceLifecycle, unixSignals,
+            "ToukanCore", "ToukanRecorder", "ToukanStore", "ToukanUploader", "ToukanUploads", "ProgramLifecycle",
+            logging, serviceLifecycle,
         ]
     ),
     toukan.executable("toukan", ["ToukanApp", argumentParser, logging]),

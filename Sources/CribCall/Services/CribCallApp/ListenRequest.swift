@@ -10,13 +10,12 @@ import Foundation
 import LocalWebApp
 import Logging
 import Media
+import ProgramLifecycle
 import QUIC
 import ServiceDiscovery
-import ServiceLifecycle
 import StreamMedia
 import Synchronization
 import Terminal
-import UnixSignals
 
 /// `cribcall listen`: stays connected to every paired monitor, shows their alerts (and desktop notifications), and
 /// plays or records live streams, until SIGINT or SIGTERM.
@@ -143,16 +142,9 @@ public struct ListenRequest: Sendable {
         }
         // The app (with --web), then the listening: stopped in the reverse order on SIGINT or SIGTERM, or when every
         // monitor refused this listener (its listening ends).
-        let services: [any Service] = (web.map { [$0] } ?? []) + [listening]
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map {
-                    .init(
-                        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
-                        failureTerminationBehavior: .gracefullyShutdownGroup)
-                }, gracefulShutdownSignals: [.sigterm, .sigint], logger: log))
+        let parts = (web.map { [ProgramLifecycle.Part($0)] } ?? []) + [ProgramLifecycle.Part(listening)]
         defer { keys?.restore() }
-        try await group.run()
+        try await ProgramLifecycle.run(parts, logger: log)
         let names = Dictionary(monitors.map { ($0.monitorId, $0.name) }, uniquingKeysWith: { first, _ in first })
         let refusedBy = refused.withLock { $0 }
         if !listening.stopped, !refusedBy.isEmpty {

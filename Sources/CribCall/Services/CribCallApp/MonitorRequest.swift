@@ -12,13 +12,12 @@ import Foundation
 import LocalWebApp
 import Logging
 import Media
+import ProgramLifecycle
 import QUIC
 import ServiceDiscovery
-import ServiceLifecycle
 import SoundDetection
 import StreamMedia
 import Terminal
-import UnixSignals
 import VideoCapture
 
 /// `cribcall monitor`: the baby-room device. Composes the monitor service with its adapters (QUIC, the microphone,
@@ -184,12 +183,9 @@ public struct MonitorRequest: Sendable {
             detection: SoundDetectionService(service: service, input: input, logger: log),
             safety: camera.map { SafetyWatchService(service: service, camera: $0) },
             protocolService: ProtocolService(service: service, listener: listener, showingQR: qr || qrPNG != nil))
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.group, gracefulShutdownSignals: [.sigterm, .sigint], logger: log))
         defer { keys?.restore() }
         do {
-            try await group.run()
+            try await ProgramLifecycle.run(services.parts, logger: log)
         } catch let failure as SoundDetectionService.MicrophoneFailed {
             throw CommandFailure(
                 "\(failure): the monitor stopped, since it could not hear the room. Check the microphone (arecord -l "

@@ -5,6 +5,7 @@ import CribCallMonitor
 import CribCallWeb
 import LocalWebApp
 import Logging
+import ProgramLifecycle
 import QUIC
 import ServiceLifecycle
 import Synchronization
@@ -119,23 +120,15 @@ extension MonitorRequest {
         var safety: SafetyWatchService?
         var protocolService: ProtocolService
 
-        /// A failure anywhere shuts the whole group down gracefully (then `run` throws it), and so does the end of
-        /// the protocol or of the output. The detectors may end on their own (a sound file played to its end, a
-        /// camera's stream over): the monitor goes on.
-        var group: [ServiceGroupConfiguration.ServiceConfiguration] {
-            let detectors: [any Service] = [detection] + (safety.map { [$0] } ?? [])
+        /// The parts in start order. The protocol's end and the output's stop the monitor; the detectors may end on
+        /// their own (a sound file played to its end, a camera's stream over) and the monitor goes on. A failure
+        /// anywhere stops it (a failing microphone: exit 1).
+        var parts: [ProgramLifecycle.Part] {
             let others: [(any Service)?] = [output, web, control, advertisement]
-            return others.compactMap { $0 }.map { Self.configuration($0, ending: .gracefullyShutdownGroup) }
-                + detectors.map { Self.configuration($0, ending: .ignore) }
-                + [Self.configuration(protocolService, ending: .gracefullyShutdownGroup)]
-        }
-
-        private static func configuration(
-            _ service: any Service, ending: ServiceGroupConfiguration.ServiceConfiguration.TerminationBehavior
-        ) -> ServiceGroupConfiguration.ServiceConfiguration {
-            .init(
-                service: service, successTerminationBehavior: ending,
-                failureTerminationBehavior: .gracefullyShutdownGroup)
+            return others.compactMap { $0 }.map { ProgramLifecycle.Part($0) }
+                + [ProgramLifecycle.Part(detection, endsProgram: false)]
+                + (safety.map { [ProgramLifecycle.Part($0, endsProgram: false)] } ?? [])
+                + [ProgramLifecycle.Part(protocolService)]
         }
     }
 }

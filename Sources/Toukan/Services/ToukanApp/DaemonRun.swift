@@ -2,11 +2,11 @@ import CanonicalJSON
 import ControlSocket
 import Foundation
 import Logging
+import ProgramLifecycle
 import ServiceLifecycle
 import ToukanCore
 import ToukanRecorder
 import ToukanStore
-import UnixSignals
 
 /// The upload queue's loop, stopped at the shutdown (an upload cut off resumes at the next start).
 struct UploadsService: Service {
@@ -100,17 +100,10 @@ public struct DaemonRun: Sendable {
         log.info("ready, pid \(ProcessInfo.processInfo.processIdentifier)")
         // Started in this order, stopped in the reverse one on SIGINT, SIGTERM or a `quit` request: the recording
         // saved (and queued) first, then the uploads stopped, and the control socket closed last.
-        let services: [any Service] = [
+        let parts: [any Service] = [
             server, UploadsService(uploads: uploads), RecorderService(daemon: daemon), QuitRequests(quit: quit),
         ]
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map {
-                    .init(
-                        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
-                        failureTerminationBehavior: .gracefullyShutdownGroup)
-                }, gracefulShutdownSignals: [.sigterm, .sigint], logger: log))
-        try await group.run()
+        try await ProgramLifecycle.run(parts.map { ProgramLifecycle.Part($0) }, logger: log)
         log.info("stopped")
     }
 
