@@ -404,9 +404,23 @@ def walk_video(lis: Window, lis_api: Api, result: dict) -> str:
     lis.use()
     t0 = time.monotonic()
     lis.press(lis.control_in("article.monitor-card", "Video"))
-    player = lis.wait("the video playing", lambda: next(
-        (p for p in lis.snapshot()["players"] if p["state"] == "playing" and p["videoWidth"] > 0), None),
-        timeout=STREAM_LIMIT_S)
+    retapped = False
+
+    def playing():
+        nonlocal retapped
+        snap = lis.snapshot()
+        player = next((p for p in snap["players"] if p["state"] == "playing" and p["videoWidth"] > 0), None)
+        if player or retapped or time.monotonic() - t0 < 3:
+            return player
+        # A noise alert that came up full screen at the moment of the tap took it: no stream was asked for (none in
+        # the listener's api/state, no player in the page). A parent closes the alert and taps again, once.
+        if not snap["players"] and not lis_api.state()["streams"] and lis.dismiss_noise():
+            retapped = True
+            log("a noise alert took the tap on Video: dismissed, tapped again")
+            lis.press(lis.control_in("article.monitor-card", "Video"))
+        return None
+
+    player = lis.wait("the video playing", playing, timeout=STREAM_LIMIT_S)
     result["stream_ms"] = ms_since(t0)
     session = player["sessionId"]
     lis.wait("the stream playing in the listener's api/state", lambda: any(

@@ -84,14 +84,14 @@ struct HubGate<Context: RemoteAddressRequestContext>: RouterMiddleware {
         } catch let error as HTTPError where error.status == .methodNotAllowed {
             return Self.error(.methodNotAllowed, "That method is not allowed here.", code: "method_not_allowed")
         } catch let error as ServerError where error.operationInput != nil {
-            // The request was read and the handler failed: the hub's store (its disk) failed, not the caller.
+            // The request was read and the handler failed: the hub (its database, its disk) failed, not the caller.
             logger.error(
                 "a request could not be answered",
                 metadata: ["operation": "\(error.operationID)", "reason": "\(error.underlyingError)"])
             return Self.error(
                 .serviceUnavailable,
-                "The hub could not answer: its database failed. Nothing you sent was wrong: try again later; the "
-                    + "hub's owner should check its disk and its log.",
+                "The hub could not answer: something on the hub failed (its database or its disk). Nothing you sent "
+                    + "was wrong: try again later; the hub's owner should check its log.",
                 code: "hub_unavailable")
         } catch let error as ServerError {
             // the generated code could not read the request: a missing or mistyped field, JSON that is not JSON

@@ -11,8 +11,8 @@ import ServiceLifecycle
 import Synchronization
 import VideoCapture
 
-// `cribcall monitor` as swift-service-lifecycle services under one ServiceGroup. They start in the order
-// ``MonitorRequest/services(_:)`` lists them and stop in the reverse one — on SIGINT or SIGTERM, or when one of them
+// `cribcall monitor` as swift-service-lifecycle services run by ProgramLifecycle. They start in the order
+// `MonitorRequest.Services.parts` lists them and stop in the reverse one — on SIGINT or SIGTERM, or when one of them
 // ends or fails — each waiting for the one after it: the protocol first (no new connection, every listener told),
 // then the detectors, the LAN announcement, the control socket, the app, and last the output, which prints every
 // event until the protocol's stream of them is over, so no line is lost at the end.

@@ -1,7 +1,6 @@
 import ArgusPictures
 import Foundation
 import GStreamer
-import Synchronization
 import TestSupport
 import Testing
 
@@ -44,8 +43,7 @@ struct PictureLadderTests {
     )
     func burst() async throws {
         let picture = try await Self.picture(pattern: "ball", width: 1920, height: 1080, quality: 90)
-        let peak = ThreadPeak()
-        let watching = Task.detached { await peak.watch() }
+        let runner = PipelineRunner.shared
         let fitted = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<40 {
                 group.addTask {
@@ -54,31 +52,15 @@ struct PictureLadderTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        watching.cancel()
-        await watching.value
         #expect(fitted.count == 40 && fitted.allSatisfy { $0 <= 640 })
-        let width = PipelineRunner.shared.width
-        #expect(peak.most > 0, "no pipeline thread seen while 40 pictures were made")
-        #expect(peak.most <= width, "\(peak.most) picture threads at once; the runner has \(width)")
-        print("ladder burst: 40 pictures, at most \(peak.most) pipeline threads at once (runner width \(width))")
-    }
-
-    /// The most threads of this process that run pictures (the runner's, or a thread of a picture's own), sampled.
-    final class ThreadPeak: Sendable {
-        private let seen = Mutex(0)
-        var most: Int { seen.withLock { $0 } }
-
-        func watch() async {
-            while !Task.isCancelled {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-                let count = names.filter { task in
-                    let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
-                    return name.hasPrefix("gst-runner") || name.hasPrefix("homeapps.pictur")
-                }.count
-                seen.withLock { $0 = max($0, count) }
-                try? await Task.sleep(for: .milliseconds(2))
-            }
-        }
+        // Counted by the runner itself: a thread's OS name is no measure (GStreamer's streaming threads, started
+        // from a runner thread, inherit its name until they name themselves).
+        #expect(runner.peakConcurrency > 0, "the pictures were not made on the pipeline runner")
+        #expect(runner.threadCount <= runner.width, "\(runner.threadCount) runner threads; it has \(runner.width)")
+        #expect(runner.peakConcurrency <= runner.width, "\(runner.peakConcurrency) pictures at once")
+        print(
+            "ladder burst: 40 pictures on \(runner.threadCount) runner threads, at most \(runner.peakConcurrency) at "
+                + "once (width \(runner.width))")
     }
 
     @Test("a small picture that fits is kept as it is; bytes that are no picture are refused")
