@@ -179,7 +179,7 @@ public struct MonitorRequest: Sendable {
         let services = Services(
             output: EventOutputService(service: service, output: output, app: app), web: web,
             control: control,
-            advertisement: advertisement.map(AdvertisementService.init),
+            advertisement: advertisement.map { handle in ProgramLifecycle.AtShutdown { await handle.cancel() } },
             detection: SoundDetectionService(service: service, input: input, logger: log),
             safety: camera.map { SafetyWatchService(service: service, camera: $0) },
             protocolService: ProtocolService(service: service, listener: listener, showingQR: qr || qrPNG != nil))

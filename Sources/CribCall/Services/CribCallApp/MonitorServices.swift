@@ -50,16 +50,6 @@ struct WebAppService: Service {
     }
 }
 
-/// The monitor's mDNS announcement, withdrawn at the shutdown.
-struct AdvertisementService: Service {
-    let advertisement: MonitorAdvertisementHandle
-
-    func run() async {
-        try? await gracefulShutdown()
-        await advertisement.cancel()
-    }
-}
-
 /// Sound detection on the microphone. A microphone that fails ends the whole monitor with that failure (a monitor
 /// that hears nothing must not look alive; the service manager restarts a program that fails).
 struct SoundDetectionService: Service {
@@ -115,7 +105,8 @@ extension MonitorRequest {
         var web: WebAppService?
         /// The control socket `cribcall alert trigger` and `cribcall camera` reach the monitor through.
         var control: ControlSocketServer?
-        var advertisement: AdvertisementService?
+        /// The monitor's mDNS announcement, withdrawn at its turn.
+        var advertisement: ProgramLifecycle.AtShutdown?
         var detection: SoundDetectionService
         var safety: SafetyWatchService?
         var protocolService: ProtocolService

@@ -20,6 +20,21 @@ public enum ProgramLifecycle {
         }
     }
 
+    /// A part that holds something open and lets go of it at its turn to stop (an announcement withdrawn, a
+    /// recording saved, a server closed).
+    public struct AtShutdown: Service {
+        private let release: @Sendable () async -> Void
+
+        public init(_ release: @escaping @Sendable () async -> Void) {
+            self.release = release
+        }
+
+        public func run() async {
+            try? await gracefulShutdown()
+            await release()
+        }
+    }
+
     /// Runs `parts` until the program stops. - Throws: The error of the part that failed.
     public static func run(_ parts: [Part], logger: Logger) async throws {
         try await group(parts, logger: logger).run()

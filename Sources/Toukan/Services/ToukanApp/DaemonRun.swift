@@ -8,26 +8,6 @@ import ToukanCore
 import ToukanRecorder
 import ToukanStore
 
-/// The upload queue's loop, stopped at the shutdown (an upload cut off resumes at the next start).
-struct UploadsService: Service {
-    let uploads: Uploads
-
-    func run() async {
-        try? await gracefulShutdown()
-        await uploads.stop()
-    }
-}
-
-/// The recorder: at the shutdown a recording still running is stopped and saved (and queued) first.
-struct RecorderService: Service {
-    let daemon: RecorderDaemon
-
-    func run() async {
-        try? await gracefulShutdown()
-        _ = await daemon.stop()
-    }
-}
-
 /// Ends at a `quit` request on the control socket, which stops the whole daemon as a signal would.
 struct QuitRequests: Service {
     let quit: AsyncStream<Void>
@@ -101,7 +81,10 @@ public struct DaemonRun: Sendable {
         // Started in this order, stopped in the reverse one on SIGINT, SIGTERM or a `quit` request: the recording
         // saved (and queued) first, then the uploads stopped, and the control socket closed last.
         let parts: [any Service] = [
-            server, UploadsService(uploads: uploads), RecorderService(daemon: daemon), QuitRequests(quit: quit),
+            // the upload loop (a cut upload resumes at the next start); the recorder (a recording still running
+            // is saved and queued first)
+            server, ProgramLifecycle.AtShutdown { await uploads.stop() },
+            ProgramLifecycle.AtShutdown { _ = await daemon.stop() }, QuitRequests(quit: quit),
         ]
         try await ProgramLifecycle.run(parts.map { ProgramLifecycle.Part($0) }, logger: log)
         log.info("stopped")
