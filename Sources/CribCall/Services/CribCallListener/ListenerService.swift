@@ -115,30 +115,54 @@ public actor ListenerService {
         pin: @Sendable (_ attemptsRemaining: Int) async -> String?
     ) async throws -> TrustedMonitorRecord {
         let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: fingerprint)
-        defer { Task { await connection.close(code: 0) } }
-        // The monitor's id comes from the certificate it proved in TLS, not from a claim.
-        let monitorId = try DeviceIdentity.deviceId(ofCertificateDER: connection.peer.certificateDER).uuidString
-            .lowercased()
-        var pairing = PINPairingListener(
-            local: local, monitorId: monitorId, monitorFingerprint: connection.peer.fingerprint)
-        try await connection.send(.pinPairingInit(pairing.start()))
-        var frames = connection.inbound.makeAsyncIterator()
-        while let frame = try await frames.next() {
-            let message = try ControlMessageCodec.decode(payload: frame)
-            guard Self.isPairingReply(message) else { continue }  // an already paired listener hears its news too
-            switch try pairing.handle(message) {
-            case .enterPIN(_, let attemptsRemaining):
-                guard let typed = await pin(attemptsRemaining) else { throw Failure(description: "pairing cancelled") }
-                try await connection.send(.pinSubmit(try pairing.submit(pin: typed)))
-            case .tryAgain:
-                continue
-            case .paired(let monitor):
-                return try database.trustMonitor(
-                    monitor, name: monitorName ?? "Monitor at \(host)", host: host,
-                    port: port, at: Date())
+        return try await Self.closing(connection) { connection in
+            // The monitor's id comes from the certificate it proved in TLS, not from a claim.
+            let monitorId = try DeviceIdentity.deviceId(ofCertificateDER: connection.peer.certificateDER).uuidString
+                .lowercased()
+            var pairing = PINPairingListener(
+                local: local, monitorId: monitorId, monitorFingerprint: connection.peer.fingerprint)
+            try await connection.send(.pinPairingInit(pairing.start()))
+            var frames = connection.inbound.makeAsyncIterator()
+            while let frame = try await frames.next() {
+                let message = try ControlMessageCodec.decode(payload: frame)
+                guard Self.isPairingReply(message) else { continue }  // an already paired listener hears its news too
+                switch try pairing.handle(message) {
+                case .enterPIN(_, let attemptsRemaining):
+                    guard let typed = await pin(attemptsRemaining) else {
+                        throw Failure(description: "pairing cancelled")
+                    }
+                    try await connection.send(.pinSubmit(try pairing.submit(pin: typed)))
+                case .tryAgain:
+                    continue
+                case .paired(let monitor):
+                    return try database.trustMonitor(
+                        monitor, name: monitorName ?? "Monitor at \(host)", host: host,
+                        port: port, at: Date())
+                }
             }
+            throw Failure(
+                description: "the monitor closed the connection during pairing (\(await connection.closed()))")
         }
-        throw Failure(description: "the monitor closed the connection during pairing (\(await connection.closed()))")
+    }
+
+    /// Runs `body` on `connection` and closes it before returning, whether `body` returned or threw: a command
+    /// that exits right after still told the monitor (a close left to a new task may never run in a process that
+    /// is exiting, and the monitor would keep, e.g., the PIN session of a departed listener until the link times
+    /// out).
+    static func closing<T>(
+        _ connection: any ControlConnection,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (any ControlConnection) async throws -> T
+    ) async throws -> T {
+        let result: T
+        do {
+            result = try await body(connection)
+        } catch {
+            await connection.close(code: 0)
+            throw error
+        }
+        await connection.close(code: 0)
+        return result
     }
 
     /// Pairs with the monitor whose QR code text is `qrText`, reached at `host:port` (default: the QR's port).
@@ -147,19 +171,20 @@ public actor ListenerService {
         let target = port ?? client.payload.service.defaultPort
         let connection = try await connector.connect(
             host: host, port: target, pinnedFingerprint: client.pinnedFingerprint)
-        defer { Task { await connection.close(code: 0) } }
-        try await connection.send(.pairRequest(client.request()))
-        var frames = connection.inbound.makeAsyncIterator()
-        var reply: ControlMessage?
-        // A listener paired already (pairing again with a new code) is sent the monitor's news as it connects.
-        while reply == nil, let frame = try await frames.next() {
-            let message = try ControlMessageCodec.decode(payload: frame)
-            if Self.isPairingReply(message) { reply = message }
+        return try await Self.closing(connection) { connection in
+            try await connection.send(.pairRequest(client.request()))
+            var frames = connection.inbound.makeAsyncIterator()
+            var reply: ControlMessage?
+            // A listener paired already (pairing again with a new code) is sent the monitor's news as it connects.
+            while reply == nil, let frame = try await frames.next() {
+                let message = try ControlMessageCodec.decode(payload: frame)
+                if Self.isPairingReply(message) { reply = message }
+            }
+            guard let reply else { throw Failure(description: "the monitor closed the connection without answering") }
+            let monitor = try client.complete(with: reply)
+            return try database.trustMonitor(
+                monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
         }
-        guard let reply else { throw Failure(description: "the monitor closed the connection without answering") }
-        let monitor = try client.complete(with: reply)
-        return try database.trustMonitor(
-            monitor, name: client.payload.monitorName, host: host, port: target, at: Date())
     }
 
     /// Whether `message` answers a pairing step (rather than being news for a listener paired already).
@@ -221,19 +246,20 @@ public actor ListenerService {
         let connector = connector
         let exchange = Task { () throws -> ForgetOutcome in
             let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: monitor.fingerprint)
-            defer { Task { await connection.close(code: 0) } }
-            try await connection.send(.unpair(Unpair(listenerId: listenerId)))
-            for try await frame in connection.inbound {
-                switch try ControlMessageCodec.decode(payload: frame) {
-                case .unpaired(let reply) where reply.listenerId == listenerId:
-                    return .monitorConfirmed
-                case .error(let error):
-                    return .monitorNotTold("it answered \(error.error): \(error.message)")
-                default:
-                    continue
+            return try await Self.closing(connection) { connection in
+                try await connection.send(.unpair(Unpair(listenerId: listenerId)))
+                for try await frame in connection.inbound {
+                    switch try ControlMessageCodec.decode(payload: frame) {
+                    case .unpaired(let reply) where reply.listenerId == listenerId:
+                        return .monitorConfirmed
+                    case .error(let error):
+                        return .monitorNotTold("it answered \(error.error): \(error.message)")
+                    default:
+                        continue
+                    }
                 }
+                return .monitorNotTold("it closed the connection without answering")
             }
-            return .monitorNotTold("it closed the connection without answering")
         }
         let timer = Task {
             try? await Task.sleep(for: timeout)
@@ -266,19 +292,21 @@ public actor ListenerService {
         let connector = connector
         let exchange = Task { () throws -> AlertUpdated in
             let connection = try await connector.connect(host: host, port: port, pinnedFingerprint: monitor.fingerprint)
-            defer { Task { await connection.close(code: 0) } }
-            try await connection.send(.alertAction(AlertAction(alertId: alertId, action: action, minutes: minutes)))
-            for try await frame in connection.inbound {
-                switch try ControlMessageCodec.decode(payload: frame) {
-                case .alertUpdated(let update) where update.alertId == alertId:
-                    return update
-                case .error(let error):
-                    throw Failure(description: "the monitor answered \(error.error): \(error.message)")
-                default:
-                    continue
+            return try await Self.closing(connection) { connection in
+                try await connection.send(
+                    .alertAction(AlertAction(alertId: alertId, action: action, minutes: minutes)))
+                for try await frame in connection.inbound {
+                    switch try ControlMessageCodec.decode(payload: frame) {
+                    case .alertUpdated(let update) where update.alertId == alertId:
+                        return update
+                    case .error(let error):
+                        throw Failure(description: "the monitor answered \(error.error): \(error.message)")
+                    default:
+                        continue
+                    }
                 }
+                throw Failure(description: "the monitor closed the connection without answering")
             }
-            throw Failure(description: "the monitor closed the connection without answering")
         }
         let timer = Task {
             try? await Task.sleep(for: timeout)

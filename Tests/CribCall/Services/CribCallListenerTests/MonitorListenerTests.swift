@@ -51,6 +51,71 @@ struct MonitorListenerTests {
         return Monitor(service: service, listener: transport, run: run, events: events)
     }
 
+    /// Hands out connections that note which task closed them.
+    final class RecordingConnector: ControlConnector {
+        final class Connection: ControlConnection {
+            let inner: any ControlConnection
+            private let closers = Mutex<[Int]>([])
+            /// The tasks (their hash) that called ``close(code:)``.
+            var closedBy: [Int] { closers.withLock { $0 } }
+
+            init(_ inner: any ControlConnection) { self.inner = inner }
+            var peer: PeerCertificate { inner.peer }
+            var remoteAddress: String { inner.remoteAddress }
+            var inbound: ControlFrameSequence { inner.inbound }
+            func send(_ payload: [UInt8]) async throws { try await inner.send(payload) }
+            func closed() async -> ConnectionCloseReason { await inner.closed() }
+            func markTrusted() { inner.markTrusted() }
+            func close(code: UInt64) async {
+                let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
+                closers.withLock { $0.append(task) }
+                await inner.close(code: code)
+            }
+        }
+
+        let inner: any ControlConnector
+        private let made = Mutex<[Connection]>([])
+        var connections: [Connection] { made.withLock { $0 } }
+
+        init(_ inner: any ControlConnector) { self.inner = inner }
+
+        func connect(host: String, port: Int, pinnedFingerprint: CertificateFingerprint) async throws
+            -> any ControlConnection
+        {
+            let connection = Connection(
+                try await inner.connect(host: host, port: port, pinnedFingerprint: pinnedFingerprint))
+            made.withLock { $0.append(connection) }
+            return connection
+        }
+    }
+
+    /// A `cribcall pair` that gives up after a wrong PIN exits at once: its connection must be closed by then, by
+    /// the pairing itself. A close left to a new task may never run in a process that is exiting, and the monitor
+    /// then keeps the PIN session of a departed listener until the link times out: the next try is told "another
+    /// PIN pairing is in progress" (seen as a flake of ExitAndPairingWordsTests on a loaded machine).
+    @Test("pairing closes its connection itself before it returns, not in a task the process may not live to run")
+    func pairingClosesItsConnection() async throws {
+        let network = InMemoryNetwork()
+        let monitorIdentity = try DeviceIdentity.generate(now: Date())
+        let monitor = try startMonitor(network, identity: monitorIdentity, database: try CribCallDatabase.inMemory())
+        let listenerIdentity = try DeviceIdentity.generate(now: Date())
+        let connector = RecordingConnector(network.connector(identity: PeerCertificate(identity: listenerIdentity)))
+        let listener = ListenerService(
+            identity: listenerIdentity, name: "Dad’s laptop", database: try CribCallDatabase.inMemory(),
+            connector: connector)
+        let thisTask = try #require(withUnsafeCurrentTask { $0?.hashValue })
+        await #expect(throws: (any Error).self) {
+            try await listener.pairWithPIN(host: "nursery", port: 48080, fingerprint: monitorIdentity.fingerprint) {
+                _ in nil
+            }
+        }
+        let connection = try #require(connector.connections.first)
+        _ = await connection.closed()
+        #expect(connection.closedBy == [thisTask], "closed by the pairing's own task")
+        await monitor.listener.shutdown()
+        await monitor.run.value
+    }
+
     @Test("pair by PIN, receive an alert, lose the link, get the missed alerts replayed once, then be revoked")
     func parentStory() async throws {
         let network = InMemoryNetwork()
