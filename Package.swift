@@ -295,19 +295,30 @@ let cribCallTargets: [Target] = [
         resources: [.copy("Public")]
     ),
 
+    // What any program that is a CribCall device needs, without command-line text (cribcall's commands and the
+    // Argus hub): the data directory, pairing, the paired monitors.
+    cribCall.service(
+        "CribCallRuntime",
+        [
+            "CanonicalJSON", "CribCallListener", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+            "DeviceIdentityStore", "QUIC", "ServiceDiscovery",
+        ]
+    ),
+
     // The cribcall program's commands as callable functions: composes the services with their adapters.
     cribCall.service(
         "CribCallApp",
         [
             "AudioCapture", "CanonicalJSON", "CribCallDiscovery", "CribCallListener", "CribCallMonitor",
-            "CribCallProtocol", "CribCallStore", "CribCallSystemd", "DesktopNotifications", "DeviceIdentity",
+            "CribCallProtocol", "CribCallRuntime", "CribCallStore", "CribCallSystemd", "DesktopNotifications",
+            "DeviceIdentity",
             "DeviceIdentityStore", "Media", "QRCode", "QUIC", "ServiceDiscovery", "SoundDetection", "StreamMedia",
             "SystemdUnit", "Terminal", "ControlSocket", "VideoCapture", "CribCallWeb", "LocalWebApp",
             "ProgramLifecycle", logging, serviceLifecycle,
         ]
     ),
 
-    cribCall.executable("cribcall", ["CribCallApp", argumentParser, logging]),
+    cribCall.executable("cribcall", ["CribCallApp", "CribCallRuntime", argumentParser, logging]),
 ]
 let cribCallTests: [Target] = [
     cribCall.testSupport(["CribCallMonitor", "CribCallProtocol", "CribCallStore", "DeviceIdentity", "SafetyDetection"]),
@@ -351,7 +362,8 @@ let cribCallTests: [Target] = [
             "SoundDetection",
         ]
     ),
-    cribCall.tests(.services, "CribCallApp", ["CribCallStore", "DeviceIdentity"]),
+    cribCall.tests(.services, "CribCallApp", ["CribCallRuntime", "CribCallStore", "DeviceIdentity"]),
+    cribCall.tests(.services, "CribCallRuntime", ["CribCallProtocol", "CribCallStore", "DeviceIdentity"]),
     cribCall.tests(
         .services, "CribCallWeb",
         [
@@ -490,7 +502,7 @@ let argusTargets: [Target] = [
     argus.service(
         "ArgusCribCall",
         [
-            "CribCallApp", "CribCallListener", "CribCallProtocol", "CribCallStore", "DeviceIdentity",
+            "CribCallListener", "CribCallProtocol", "CribCallRuntime", "CribCallStore", "DeviceIdentity",
             "DeviceIdentityStore", "Media",
             "QUIC",
             "SafetyDetection",
@@ -501,7 +513,7 @@ let argusTargets: [Target] = [
         "ArgusHub",
         [
             "ArgusAPI", "ArgusAuth", "ArgusCribCall", "ArgusPictures", "ArgusPush", "ArgusStore", "ArgusTokens",
-            "CribCallApp",
+            "CribCallRuntime",
             "ArgusVision", "DeviceIdentity",
             "DeviceIdentityStore", "ConnectionGuard", "LocalWebApp", "QRCode", "ServiceDiscovery", "VideoCapture",
             crypto, hummingbird,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// ARCHITECTURE.md's dependency rule, checked from the folders: Sources/<area>/<layer>/<module>.
@@ -16,27 +17,59 @@ struct LayerRuleTests {
         #expect(Set(names).count == names.count, "two folders hold a module of the same name: \(names)")
     }
 
-    @Test("imports point downward: a module uses lower layers, its own layer only in its own area or Platform")
-    func downward() {
+    @Test(
+        "imports point downward: a module uses lower layers, and its own layer only where ARCHITECTURE.md declares it")
+    func downward() throws {
+        let declared = try Self.declaredSameLayerImports()
+        var used: [String: Set<String>] = [:]
         for module in tree.modules {
             guard let layer = module.layer else { continue }
             for (imported, file) in module.imports {
                 guard let target = tree[imported] else { continue }  // a system or package module
                 #expect(
                     !target.isTool, "\(module)/\(file) imports \(imported): Tools are not part of any product")
-                guard let targetLayer = target.layer else { continue }
-                let sameLevelAllowed =
-                    targetLayer == layer
-                    && (target.area == module.area || target.isPlatform || Self.usesProduct(module, target))
+                guard let targetLayer = target.layer, target.name != module.name else { continue }
                 #expect(
-                    targetLayer < layer || sameLevelAllowed,
+                    targetLayer <= layer,
+                    "\(module)/\(file) imports \(target): \(layer.rawValue) may use only lower layers; move the shared part down a layer"
+                )
+                guard targetLayer == layer else { continue }
+                used[module.name, default: []].insert(target.name)
+                let area = target.area == module.area || target.isPlatform || Self.usesProduct(module, target)
+                #expect(
+                    area && declared[module.name]?.contains(target.name) == true,
                     """
-                    \(module)/\(file) imports \(target): \(layer.rawValue) may use only lower layers \
-                    (and its own layer within \(module.area) or Platform); move the shared part down a layer
+                    \(module)/\(file) imports \(target) of its own layer: declare it (and why) in ARCHITECTURE.md's \
+                    "Imports within a layer", or move the shared part down a layer
                     """
                 )
             }
         }
+        for (module, targets) in declared {
+            let stale = targets.subtracting(used[module] ?? [])
+            #expect(
+                stale.isEmpty,
+                "ARCHITECTURE.md declares that \(module) uses \(stale.sorted()), which it no longer imports: remove the row"
+            )
+        }
+    }
+
+    /// ARCHITECTURE.md's "Imports within a layer" table: module → the modules of its own layer it may use.
+    static func declaredSameLayerImports() throws -> [String: Set<String>] {
+        let text = try String(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+        let section = try #require(
+            text.components(separatedBy: "### Imports within a layer").dropFirst().first,
+            "docs/ARCHITECTURE.md has no \"### Imports within a layer\" section")
+        var declared: [String: Set<String>] = [:]
+        for line in section.split(separator: "\n").prefix(while: { !$0.hasPrefix("#") && !$0.hasPrefix("Rules") }) {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("|"), cells.count >= 3, Layer(rawValue: cells[0]) != nil else { continue }
+            let uses = cells[2].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            declared[cells[1], default: []].formUnion(uses)
+        }
+        #expect(!declared.isEmpty, "ARCHITECTURE.md's \"Imports within a layer\" table has no rows")
+        return declared
     }
 
     @Test("executables import only services: they parse arguments and call a service that composes the rest")

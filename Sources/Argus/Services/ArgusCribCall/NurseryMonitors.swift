@@ -1,6 +1,6 @@
-public import CribCallApp
 import CribCallListener
 import CribCallProtocol
+public import CribCallRuntime
 import CribCallStore
 import DeviceIdentityStore
 public import Foundation

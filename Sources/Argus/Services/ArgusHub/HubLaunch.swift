@@ -2,7 +2,7 @@ import ArgusAuth
 import ArgusCribCall
 public import ArgusPush
 import ArgusStore
-import CribCallApp
+import CribCallRuntime
 import DeviceIdentityStore
 public import Foundation
 import Hummingbird
@@ -218,7 +218,7 @@ public enum HubLaunch {
     public static func pairMonitor(_ directory: URL, _ pairing: MonitorPairing, hubName: String?) async throws
         -> String
     {
-        var request = PairRequest(name: hubName ?? "Argus on \(ProcessInfo.processInfo.hostName)")
+        var request = CribCallRuntime.MonitorPairing(name: hubName ?? "Argus on \(ProcessInfo.processInfo.hostName)")
         request.qr = pairing.qr
         request.pin = pairing.pin
         request.monitor = pairing.monitor
@@ -231,7 +231,9 @@ public enum HubLaunch {
         } catch {
             throw HubError("\(error)")
         }
-        return try await monitorCommand { try await NurseryCommands.pair(request, hub: directory) }
+        return try await monitorCommand {
+            try await NurseryCommands.pair(request, hub: directory, enterPIN: askForPIN)
+        }
     }
 
     /// `argus-hub monitors list`.
@@ -244,13 +246,21 @@ public enum HubLaunch {
         try await monitorCommand { try await NurseryCommands.forget(id, hub: directory) }
     }
 
-    /// CribCall's refusals in the hub's terms: bad arguments are a ``HubError`` (shown with the usage), anything
-    /// else a ``HubFailure``.
+    /// Asks for the monitor's PIN on the terminal (a wrong one said as such).
+    @Sendable private static func askForPIN(_ prompt: CribCallRuntime.MonitorPairing.PINPrompt) async -> String? {
+        let left = "\(prompt.attemptsLeft) attempt\(prompt.attemptsLeft == 1 ? "" : "s") left"
+        let again = prompt.previousWasWrong ? "Wrong PIN. Enter the PIN shown on the monitor again" : nil
+        print("\(again ?? "Enter the PIN shown on the monitor") (\(left)): ", terminator: "")
+        return readLine()?.filter { !$0.isWhitespace }
+    }
+
+    /// CribCall's refusals in the hub's terms: a request that cannot work is a ``HubError`` (shown with the usage),
+    /// anything else a ``HubFailure``.
     private static func monitorCommand<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let failure as CommandFailure {
-            if failure.kind == .usage { throw HubError(failure.message) }
+        } catch let failure as CribCallRuntimeError {
+            if failure.code == .invalidRequest { throw HubError(failure.message) }
             throw HubFailure(description: failure.message)
         } catch let error as HubError {
             throw error

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CribCallApp
+import CribCallRuntime
 import Logging
 
 /// `--data-dir`, shared by every command that uses the device's data directory.
@@ -12,9 +13,14 @@ struct DataDirectoryOption: ParsableArguments {
 
 /// How a ``CommandFailure`` (or any other error) reaches the command line: bad arguments with the usage text, a
 /// failure as one line on stderr prefixed with the command name (no usage text: the arguments were fine, the world
-/// was not) and its exit status.
+/// was not) and its exit status. A ``CribCallRuntimeError`` is a usage error when what was asked cannot work.
 func commandLineError(_ error: any Error, command: String) -> any Error {
     switch error {
+    case let failure as CribCallRuntimeError where failure.code == .invalidRequest:
+        return ValidationError(failure.message)
+    case let failure as CribCallRuntimeError:
+        Logger(label: "cribcall \(command)").error("\(failure.message)")
+        return ExitCode.failure
     case let failure as CommandFailure:
         switch failure.kind {
         case .usage:

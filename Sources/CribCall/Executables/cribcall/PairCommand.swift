@@ -1,5 +1,6 @@
 import ArgumentParser
 import CribCallApp
+import CribCallRuntime
 import Foundation
 
 /// `cribcall pair`: pairs this listener with a monitor, by PIN or by the monitor's QR code.
@@ -41,14 +42,14 @@ struct PairCommand: AsyncParsableCommand {
     @OptionGroup var data: DataDirectoryOption
 
     func run() async throws {
-        var request = PairRequest(name: name)
-        request.pin = pin
-        request.qr = qr
-        request.monitor = monitor
-        request.address = address
-        request.fingerprint = fingerprint
-        request.monitorName = monitorName
-        request.pinCode = pinCode
-        print(try await reportingFailures("pair") { try await request.run(in: data.directory) })
+        var pairing = MonitorPairing(name: name)
+        pairing.pin = pin
+        pairing.qr = qr
+        pairing.monitor = monitor
+        pairing.address = address
+        pairing.fingerprint = fingerprint
+        pairing.monitorName = monitorName
+        pairing.pinCode = pinCode
+        print(try await reportingFailures("pair") { try await PairRequest(pairing).run(in: data.directory) })
     }
 }

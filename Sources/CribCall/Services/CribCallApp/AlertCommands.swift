@@ -2,6 +2,7 @@ import CanonicalJSON
 import ControlSocket
 import CribCallListener
 import CribCallProtocol
+public import CribCallRuntime
 import CribCallStore
 import DeviceIdentityStore
 import Foundation

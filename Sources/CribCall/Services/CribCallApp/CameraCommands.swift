@@ -1,4 +1,5 @@
 import CribCallProtocol
+public import CribCallRuntime
 import Foundation
 
 /// `cribcall camera disconnect|reconnect`: lets go of the running monitor's camera as if it were unplugged, or tries

@@ -1,3 +1,4 @@
+public import CribCallRuntime
 import CribCallSystemd
 import Foundation
 import SystemdUnit

@@ -1,6 +1,7 @@
 import CanonicalJSON
 import CribCallListener
 import CribCallProtocol
+public import CribCallRuntime
 import CribCallStore
 import CribCallSystemd
 import CribCallWeb

@@ -1,4 +1,5 @@
 import CanonicalJSON
+public import CribCallRuntime
 import CribCallStore
 import DeviceIdentity
 import Foundation

@@ -4,6 +4,7 @@ import ControlSocket
 import CribCallDiscovery
 import CribCallMonitor
 import CribCallProtocol
+public import CribCallRuntime
 import CribCallStore
 import CribCallWeb
 import DeviceIdentity

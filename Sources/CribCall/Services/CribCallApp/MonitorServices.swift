@@ -2,6 +2,7 @@ import AudioCapture
 import ControlSocket
 import CribCallDiscovery
 import CribCallMonitor
+import CribCallRuntime
 import CribCallWeb
 import LocalWebApp
 import Logging

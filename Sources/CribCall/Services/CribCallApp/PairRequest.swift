@@ -1,62 +1,27 @@
 import CanonicalJSON
 import CribCallListener
 import CribCallProtocol
-public import CribCallStore
+public import CribCallRuntime
+import CribCallStore
 import DeviceIdentity
 import DeviceIdentityStore
 import Foundation
 import QUIC
 import ServiceDiscovery
-import Synchronization
 
-/// `cribcall pair`: pairs this listener with a monitor, by PIN or by the monitor's QR code.
+/// `cribcall pair`: pairs this listener with a monitor, by PIN or by the monitor's QR code (``MonitorPairing``), asking
+/// for the PIN on the terminal unless `--pin-code` gives it.
 public struct PairRequest: Sendable {
-    /// Pair with the PIN the monitor shows.
-    public var pin = false
-    /// The monitor's QR code text (its JSON).
-    public var qr: String?
-    /// The monitor to pair with, by id (or its first characters) or name, found on the LAN.
-    public var monitor: String?
-    /// HOST:PORT (with a QR code, HOST alone uses the QR's port).
-    public var address: String?
-    /// The monitor's certificate fingerprint (64 hex characters).
-    public var fingerprint: String?
-    /// What to call the monitor (PIN pairing; a QR code carries it).
-    public var monitorName: String?
-    /// The PIN, for scripts; otherwise it is asked for on the terminal.
-    public var pinCode: String?
-    /// This listener's name, shown on the monitor.
-    public var name: String
+    /// What to pair with, and how.
+    public var pairing: MonitorPairing
 
-    public init(name: String) {
-        self.name = name
+    public init(_ pairing: MonitorPairing) {
+        self.pairing = pairing
     }
 
     /// Pairs, and returns what to tell the user.
     public func run(in data: CribCallDataDirectory) async throws -> String {
-        Self.paired(try await pair(in: data))
-    }
-
-    /// Pairs the listener of `data` (an Argus hub's too), and returns the monitor it now trusts.
-    public func pair(in data: CribCallDataDirectory) async throws -> TrustedMonitorRecord {
-        let identity = try data.identity().identity
-        let service = ListenerService(
-            identity: identity, name: name, database: try data.database(),
-            connector: try QUICConnector(identity: identity))
-        let record: TrustedMonitorRecord
-        if let qr {
-            let (host, port) = try Self.split(address ?? "", requirePort: false)
-            if let host {
-                record = try await service.pairWithQR(qrText: qr, host: host, port: port)
-            } else {
-                record = try await service.pairWithQR(qrText: qr, discoveringWith: DNSSDServiceDiscovery())
-            }
-        } else if pin {
-            record = try await pairWithPIN(service)
-        } else {
-            throw CommandFailure.usage("choose --pin or --qr")
-        }
-        return record
+        Self.paired(try await pairing.pair(in: data, enterPIN: Self.askOnTerminal))
     }
 
     /// What `cribcall pair` prints once paired: the monitor's name as it may be shown (``PeerName/sanitized(_:)``:
@@ -66,84 +31,15 @@ public struct PairRequest: Sendable {
             + "Run `cribcall listen` for alerts."
     }
 
-    private func pairWithPIN(_ service: ListenerService) async throws -> TrustedMonitorRecord {
-        // A PIN that cannot be right is refused before a pairing session (and one of its tries) is used.
-        if let pinCode, pinCode.count != 6 || !pinCode.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            throw CommandFailure.usage("--pin-code is the 6 digits the monitor shows (got '\(pinCode.prefix(20))')")
-        }
-        var (host, port) = try Self.split(address ?? "", requirePort: address != nil)
-        var fingerprintText = fingerprint
-        var name = monitorName
-        if let monitor {
-            let answer: DiscoveredMonitor?
-            do {
-                answer = try await service.find(monitor, using: DNSSDServiceDiscovery())
-            } catch {
-                throw CommandFailure(
-                    "cannot look for monitors on the LAN: \(error); or pair with --address HOST:PORT --fingerprint FP")
-            }
-            guard let found = answer else {
-                throw CommandFailure(
-                    "no monitor '\(monitor)' answered on the LAN; see `cribcall scan`, or pair with "
-                        + "--address HOST:PORT --fingerprint FP")
-            }
-            host = found.hosts.first { !$0.contains(":") } ?? found.hosts.first
-            port = found.port
-            fingerprintText = found.certFingerprint
-            name = name ?? found.monitorName
-        }
-        guard let host, let port else {
-            throw CommandFailure.usage("--pin needs --monitor ID|NAME (discovery) or --address HOST:PORT")
-        }
-        guard let text = fingerprintText, let pinned = CertificateFingerprint(hex: text) else {
-            throw CommandFailure.usage("--pin needs --fingerprint: the 64 hex characters the monitor prints")
-        }
-        let scripted = pinCode
-        // The tries left, as last asked: fewer now means the PIN before was wrong.
-        let asked = Mutex<Int?>(nil)
-        do {
-            return try await service.pairWithPIN(host: host, port: port, fingerprint: pinned, monitorName: name) {
-                attempts in
-                let wrong = asked.withLock { previous in
-                    defer { previous = attempts }
-                    return previous.map { attempts < $0 } ?? false
-                }
-                if let scripted { return wrong ? nil : scripted }
-                let left = "\(attempts) attempt\(attempts == 1 ? "" : "s") left"
-                print(
-                    (wrong
-                        ? "Wrong PIN. Enter the PIN shown on the monitor again (\(left)): "
-                        : "Enter the PIN shown on the monitor (\(left)): "),
-                    terminator: "")
-                return readLine()?.filter { !$0.isWhitespace }
-            }
-        } catch {
-            // --pin-code was wrong: say so, rather than try the same wrong PIN again.
-            if let scripted, let left = asked.withLock({ $0 }), left < PINPairingMonitor.maxAttempts {
-                throw CommandFailure(
-                    "wrong PIN (\(scripted)): \(left) attempt\(left == 1 ? "" : "s") left on the monitor's PIN; "
-                        + "run again with the PIN it shows")
-            }
-            throw error
-        }
-    }
-
-    /// Splits HOST[:PORT] (IPv6 as [ADDR]:PORT); empty text is neither.
-    static func split(_ text: String, requirePort: Bool) throws -> (host: String?, port: Int?) {
-        guard !text.isEmpty else { return (nil, nil) }
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            let host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()) else {
-                if requirePort { throw CommandFailure.usage("address '\(text)' needs a port: [ADDR]:PORT") }
-                return (host, nil)
-            }
-            return (host, port)
-        }
-        let parts = text.split(separator: ":")
-        if parts.count == 2, let port = Int(parts[1]) { return (String(parts[0]), port) }
-        if requirePort { throw CommandFailure.usage("address '\(text)' needs a port: HOST:PORT") }
-        return (text, nil)
+    /// Asks for the PIN on the terminal (a wrong one said as such).
+    @Sendable static func askOnTerminal(_ prompt: MonitorPairing.PINPrompt) async -> String? {
+        let left = "\(prompt.attemptsLeft) attempt\(prompt.attemptsLeft == 1 ? "" : "s") left"
+        print(
+            (prompt.previousWasWrong
+                ? "Wrong PIN. Enter the PIN shown on the monitor again (\(left)): "
+                : "Enter the PIN shown on the monitor (\(left)): "),
+            terminator: "")
+        return readLine()?.filter { !$0.isWhitespace }
     }
 }
 

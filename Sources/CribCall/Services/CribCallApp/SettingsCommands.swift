@@ -1,5 +1,6 @@
 import CanonicalJSON
 import CribCallProtocol
+public import CribCallRuntime
 import CribCallStore
 import Foundation
 

@@ -1,3 +1,4 @@
+import CribCallRuntime
 import CribCallStore
 import DeviceIdentity
 import Foundation
@@ -19,30 +20,6 @@ struct CribCallAppTests {
             createdAt: Date(timeIntervalSince1970: 0))
     }
 
-    @Test(
-        "addresses split into host and port, IPv6 in brackets",
-        arguments: [
-            ("monitor.local:48080", "monitor.local", 48080),
-            ("[fe80::1]:4000", "fe80::1", 4000),
-            ("[::1]", "::1", nil),
-            ("192.0.2.7", "192.0.2.7", nil),
-        ] as [(String, String, Int?)])
-    func split(text: String, host: String, port: Int?) throws {
-        let parsed = try PairRequest.split(text, requirePort: false)
-        #expect(parsed.host == host && parsed.port == port)
-    }
-
-    @Test("an address without a port is refused when one is needed, with the form to use")
-    func splitNeedsPort() throws {
-        #expect(throws: CommandFailure.usage("address '[::1]' needs a port: [ADDR]:PORT")) {
-            try PairRequest.split("[::1]", requirePort: true)
-        }
-        #expect(throws: CommandFailure.usage("address 'nursery' needs a port: HOST:PORT")) {
-            try PairRequest.split("nursery", requirePort: true)
-        }
-        #expect(try PairRequest.split("", requirePort: true) == (nil, nil))
-    }
-
     @Test("a listener is found by id or a unique prefix of at least 4 characters")
     func resolveListener() throws {
         let listeners = [Self.listener("abcd1111", "kitchen"), Self.listener("abcd2222", "bedroom")]
@@ -50,24 +27,11 @@ struct CribCallAppTests {
         #expect(try ListenersCommands.resolve("abcd1", among: listeners).name == "kitchen")
         // Too short, ambiguous and unknown prefixes say what to do.
         #expect(throws: ListenersCommands.unknown("abc")) { try ListenersCommands.resolve("abc", among: listeners) }
-        let ambiguous = #expect(throws: CommandFailure.self) {
+        let ambiguous = #expect(throws: CribCallRuntimeError.self) {
             try ListenersCommands.resolve("abcd", among: listeners)
         }
         #expect(ambiguous?.message.contains("matches 2 listeners") == true)
         #expect(throws: ListenersCommands.unknown("ffff")) { try ListenersCommands.resolve("ffff", among: listeners) }
-    }
-
-    @Test("names are printed with control characters escaped, so a peer's name cannot drive the terminal")
-    func printable() {
-        #expect(TextTable.printable("baby\u{1B}[2J room") == "baby\\u{1b}[2J room")
-        #expect(TextTable.printable("Kinderzimmer ☾") == "Kinderzimmer ☾")
-    }
-
-    @Test("tables pad every column but the last to its widest cell")
-    func table() {
-        #expect(
-            TextTable.render([["ID", "NAME"], ["abcdef", "x"], ["a", "longer"]])
-                == "ID      NAME\nabcdef  x\na       longer")
     }
 
     @Test("settings: every KEY=VALUE is checked before anything is written")
@@ -111,7 +75,9 @@ struct CribCallAppTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let data = CribCallDataDirectory(path: directory.appendingPathComponent("none").path)
         #expect(try ListenersCommands.list(in: data, json: true).isEmpty)
-        #expect(try MonitorsCommands.list(in: data, json: false) == [MonitorsCommands.table([])])
+        #expect(
+            try MonitorsCommands.list(in: data, json: false)
+                == [PairedMonitors.table([], howToPair: MonitorsCommands.howToPair)])
         #expect(throws: ListenersCommands.unknown("abcd")) { try ListenersCommands.revoke("abcd", in: data) }
         #expect(!FileManager.default.fileExists(atPath: data.url.path))
     }

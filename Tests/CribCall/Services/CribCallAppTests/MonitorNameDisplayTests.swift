@@ -1,5 +1,6 @@
 import CanonicalJSON
 import CribCallProtocol
+import CribCallRuntime
 import CribCallStore
 import DeviceIdentity
 import Foundation
@@ -49,11 +50,11 @@ struct MonitorNameDisplayTests {
 
     @Test("monitors list: the table shows the name safely; --json keeps it exact")
     func monitorsList() throws {
-        let table = MonitorsCommands.table([Self.record])
+        let table = PairedMonitors.table([Self.record], howToPair: MonitorsCommands.howToPair)
         #expect(!Self.hasHidden(table.replacingOccurrences(of: "\n", with: " ")), "\(table.debugDescription)")
         #expect(table.contains("  \(Self.shown)  "), "\(table.debugDescription)")
 
-        let line = MonitorsCommands.jsonObject(Self.record).canonicalString
+        let line = PairedMonitors.jsonObject(Self.record).canonicalString
         #expect(!line.utf8.contains(0x1B), "\(line.debugDescription)")
         #expect(try JSONParser().parse(Array(line.utf8))["name"] == .string(Self.hostile))
     }

@@ -1,5 +1,6 @@
 import CribCallMonitor
 import CribCallProtocol
+import CribCallRuntime
 import CribCallTestSupport
 import Foundation
 import TestSupport

@@ -1,11 +1,11 @@
 import CribCallProtocol
-import Foundation
+public import Foundation
 
-/// Plain-text output for the listing commands.
-enum TextTable {
+/// Plain-text output for the listing commands (`cribcall`'s and `argus-hub`'s).
+public enum TextTable {
     /// `rows` (the first is the header) with columns padded to their widest cell, separated by two spaces; the last
     /// column is not padded.
-    static func render(_ rows: [[String]]) -> String {
+    public static func render(_ rows: [[String]]) -> String {
         var widths = [Int](repeating: 0, count: rows.first?.count ?? 0)
         for row in rows {
             for (column, cell) in row.enumerated() where column < widths.count {
@@ -23,7 +23,7 @@ enum TextTable {
     /// (``PeerName/isHidden(_:)``: control, bidirectional and other format characters) shown as `\u{…}` escapes, so
     /// printing it can neither drive the terminal nor reorder the line. Peers' names are shown with
     /// ``PeerName/sanitized(_:)``, as everywhere else.
-    static func printable(_ text: String) -> String {
+    public static func printable(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             if PeerName.isHidden(scalar) {
@@ -36,16 +36,16 @@ enum TextTable {
     }
 
     /// ISO 8601 in UTC with milliseconds (the database's precision), e.g. `2025-01-31T08:15:00.000Z`.
-    static func timestamp(_ date: Date) -> String {
+    public static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
 }
 
 /// Finds the paired device a command-line argument names.
-enum DeviceLookup {
+public enum DeviceLookup {
     /// The shortest prefix accepted in place of a full listener or monitor id.
-    static let minimumPrefixLength = 4
+    public static let minimumPrefixLength = 4
 
     /// The item `text` names: an exact id, else (with `name`) a unique exact name, else a unique id prefix of at
     /// least ``minimumPrefixLength`` characters (or the one of several same-named items it prefixes).
@@ -53,14 +53,15 @@ enum DeviceLookup {
     /// - Parameters:
     ///   - kind: "listener" or "monitor", for the ambiguity message.
     ///   - unknown: Thrown when nothing matches.
-    static func find<Item>(
+    /// - Throws: `unknown`, or a ``CribCallRuntimeError`` when the text names several.
+    public static func find<Item>(
         _ text: String,
         among items: [Item],
         id: (Item) -> String,
         name: (Item) -> String,
         matchingNames: Bool,
         kind: String,
-        unknown: CommandFailure
+        unknown: any Error
     ) throws -> Item {
         if let exact = items.first(where: { id($0) == text }) { return exact }
         let named = matchingNames ? items.filter { name($0) == text } : []
@@ -75,7 +76,8 @@ enum DeviceLookup {
         default:
             let list = matches.map { "\(TextTable.printable(id($0))) (\(TextTable.printable(name($0))))" }
                 .joined(separator: ", ")
-            throw CommandFailure(
+            throw CribCallRuntimeError(
+                .ambiguous,
                 "\(TextTable.printable(text)) matches \(matches.count) \(kind)s: \(list); give more of the id")
         }
     }

@@ -2,9 +2,9 @@ public import CribCallStore
 public import DeviceIdentityStore
 public import Foundation
 
-/// The device's data directory (`--data-dir`): the identity files and `cribcall.sqlite`. The management commands
-/// (`listeners`, `settings`, `pairing`) only touch the database, so they work from another terminal while
-/// `cribcall monitor` runs with the same data directory.
+/// A CribCall device's data directory (`--data-dir`; an Argus hub keeps one inside its own): the identity files and
+/// `cribcall.sqlite`. The management commands (`listeners`, `settings`, `pairing`) only touch the database, so they
+/// work from another terminal while `cribcall monitor` runs with the same data directory.
 public struct CribCallDataDirectory: Sendable {
     /// The directory; it may not exist yet.
     public let url: URL
@@ -23,7 +23,7 @@ public struct CribCallDataDirectory: Sendable {
     }
 
     /// The database file inside ``url``.
-    var databaseURL: URL {
+    public var databaseURL: URL {
         url.appendingPathComponent(CribCallDatabase.fileName)
     }
 
@@ -40,13 +40,13 @@ public struct CribCallDataDirectory: Sendable {
     /// Opens the database for a read-only command, or returns nil when it does not exist yet.
     ///
     /// Creates nothing: a missing directory or database means "nothing stored yet".
-    func existingDatabase() throws -> CribCallDatabase? {
+    public func existingDatabase() throws -> CribCallDatabase? {
         guard FileManager.default.fileExists(atPath: databaseURL.path) else { return nil }
         return try CribCallDatabase(directory: url)
     }
 
     /// Opens the database for a command that writes, creating the directory (mode 0700) and the file as needed.
-    func databaseCreatingIfNeeded() throws -> CribCallDatabase {
+    public func databaseCreatingIfNeeded() throws -> CribCallDatabase {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
             try FileManager.default.createDirectory(
