@@ -62,7 +62,7 @@ PIP_TEST_PACKAGES += h2==4.4.1 hyperframe==6.1.0 hpack==4.2.0
 SECONDS ?= 600
 DEMO_DIR := .demo
 
-.PHONY: help demo test test-stress soak build deps-test deps-demo venv fuzz bench clean check-swift format lint
+.PHONY: help demo test test-stress soak build deps-test deps-demo venv fuzz bench docs clean check-swift format lint
 
 help:
 	@echo "make demo            build and run the end-to-end demonstration"
@@ -73,6 +73,7 @@ help:
 	@echo "make fuzz SECONDS=N [TARGET=upload-parsers]  libFuzzer for N seconds over the control channel's frames,"
 	@echo "                     JSON and messages (default), or Toukan's multipart, tus metadata and audio sniffing"
 	@echo "make bench           release-build and run the benchmarks"
+	@echo "make docs            the core modules' reference with DocC, as static HTML in .build/docs"
 	@echo "make format          format every Swift file in place (.swift-format: 4 spaces, 120 columns)"
 	@echo "make lint            check the formatting without changing anything (part of make test)"
 
@@ -188,6 +189,9 @@ bench: deps-test
 	$$($(SWIFT) build -c release --show-bin-path)/toukan-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/safety-benchmark
 	$$($(SWIFT) build -c release --show-bin-path)/argus-benchmark --python $(abspath $(PYTHON))
+
+docs: check-swift
+	SWIFT=$(SWIFT) ./scripts/docs.sh
 
 fuzz: check-swift
 	./Fuzz/run.sh $(or $(SECONDS),600) $(or $(TARGET),control-channel)

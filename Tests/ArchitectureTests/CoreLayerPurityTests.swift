@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// ARCHITECTURE.md: core modules (every Sources/*/Core/*) are pure — Foundation, swift-crypto, swift-certificates,
@@ -30,6 +31,17 @@ struct CoreLayerPurityTests {
             let allowed = Self.allowedPackages.contains(imported) || Self.tree[imported]?.layer == .core
             #expect(allowed, "\(module)/\(file) imports \(imported): the core is pure; put that use in an adapter")
         }
+    }
+
+    @Test("every core module has a DocC catalog whose landing page introduces it (make docs)", arguments: coreModules)
+    func documented(module name: String) throws {
+        let module = try #require(Self.tree[name])
+        let page = module.folder.appendingPathComponent("\(name).docc/\(name).md")
+        let text = try #require(
+            try? String(contentsOf: page, encoding: .utf8),
+            "\(module) has no \(name).docc/\(name).md: write its landing page (see the other core modules)")
+        #expect(text.hasPrefix("# ``\(name)``\n"), "\(page.path) must start with the title # ``\(name)``")
+        #expect(text.contains("## Overview") && text.contains("## Topics"), "\(page.path): an Overview and Topics")
     }
 
     @Test("core modules use no file, socket, clock or thread API", arguments: coreModules)

@@ -67,7 +67,7 @@ public struct SafetyMonitor: Sendable {
         /// detector unsure) is given ``unsureLostLimit`` instead of ``faceLostLimit``.
         public var sureConfidence = 0.6
         public var unsureLostLimit: Duration = .seconds(15)
-        /// How long monitoring may be paused or stale before the parent is told out loud (``Action/cannotJudge``).
+        /// How long monitoring may be paused or stale before the parent is told out loud (``Action/cannotJudge(reason:for:)``).
         public var cannotJudgeNotice: Duration = .seconds(3 * 60)
 
         public init() {}
@@ -118,7 +118,7 @@ public struct SafetyMonitor: Sendable {
         /// Monitoring has been paused or stale for ``Settings/cannotJudgeNotice``, the last reason `reason`: no alert
         /// can be raised, and the parent must be told (once per spell, only while alerts are on and not held).
         case cannotJudge(reason: String, for: Duration)
-        /// Monitoring is active again after a ``cannotJudge``.
+        /// Monitoring is active again after a ``cannotJudge(reason:for:)``.
         case judgingAgain
     }
 
