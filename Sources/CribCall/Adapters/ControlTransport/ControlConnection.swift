@@ -72,7 +72,8 @@ public protocol ControlConnection: Sendable {
     /// The peer's certificate as proven in the handshake.
     var peer: PeerCertificate { get }
 
-    /// The remote address, for display and logs.
+    /// The remote address as `HOST:PORT` (`[HOST]:PORT` for IPv6; an IPv4 peer of a dual-stack socket as IPv4): shown,
+    /// logged, and what the PIN pairing's per-address limits are keyed on (its host).
     var remoteAddress: String { get }
 
     /// Frame payloads received on the control stream, in order. The sequence finishes when the connection

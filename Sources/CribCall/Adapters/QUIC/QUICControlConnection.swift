@@ -12,10 +12,21 @@ final class QUICControlConnection: ControlConnection {
     /// Wraps an established connection. Call on its event loop.
     init(_ connection: QUICConnectionCore, peer: PeerCertificate) {
         self.peer = peer
-        self.remoteAddress = "\(connection.remote.address)"
+        self.remoteAddress = Self.text(of: connection.remote.address)
         self.inbound = ControlFrameSequence(connection.inbound)
         self.core = NIOLoopBound(connection, eventLoop: connection.eventLoop)
         self.closedFuture = connection.closedPromise.futureResult
+    }
+
+    /// `address` as ControlConnection promises it: `HOST:PORT`, `[HOST]:PORT` for IPv6, and an IPv4 address mapped
+    /// into IPv6 (a dual-stack socket's view of an IPv4 peer) as the IPv4 address it is, so that one device has one
+    /// address (the PIN pairing's per-address limits are keyed on it).
+    static func text(of address: SocketAddress) -> String {
+        guard var host = address.ipAddress, let port = address.port else { return "\(address)" }
+        if host.lowercased().hasPrefix("::ffff:"), host.dropFirst(7).contains("."), !host.dropFirst(7).contains(":") {
+            host = String(host.dropFirst(7))
+        }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     func send(_ payload: [UInt8]) async throws {

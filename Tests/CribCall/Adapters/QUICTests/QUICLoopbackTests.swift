@@ -86,6 +86,27 @@ struct QUICLoopbackTests {
         #expect(seen.contains("frame PING"))
     }
 
+    /// The monitor listens on `::` (IPv6 and IPv4): an IPv4 listener must be seen as its IPv4 address, one address
+    /// per device, since the PIN pairing's per-address limits are keyed on it. It was NIO's description
+    /// ("[IPv6]::ffff:127.0.0.1/::ffff:127.0.0.1:44180"), which the monitor read as the address "IPv6" for every
+    /// device: one stranger's unused PIN sessions made everyone wait.
+    @Test(
+        "the monitor sees a listener's address as HOST:PORT, IPv4 as IPv4 on a dual-stack socket",
+        arguments: [("127.0.0.1", #"^127\.0\.0\.1:[0-9]+$"#), ("::1", #"^\[::1\]:[0-9]+$"#)])
+    func remoteAddress(client host: String, pattern: String) async throws {
+        let quic = try await QUICListener.bind(host: "::", port: 0, identity: monitor)
+        let accepted = Task { () -> (any ControlConnection)? in
+            for await connection in quic.connections { return connection }
+            return nil
+        }
+        let connection = try await QUICConnector(identity: listener).connect(
+            host: host, port: quic.port, pinnedFingerprint: monitor.fingerprint)
+        let seen = try #require(await accepted.value)
+        #expect(seen.remoteAddress.contains(try Regex(pattern)), "\(seen.remoteAddress)")
+        await connection.close(code: 0)
+        await quic.shutdown()
+    }
+
     @Test("a server whose fingerprint is not the pin fails the handshake and receives no application data")
     func pinMismatch() async throws {
         let server = try await EchoServer(identity: monitor)
