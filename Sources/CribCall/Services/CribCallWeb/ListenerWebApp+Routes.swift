@@ -31,11 +31,8 @@ extension ListenerWebApp {
             }
         }
         router.post("/api/settings") { request, _ in
-            try await WebAPI.withObject(request) { body in
-                guard let value = body["onNoise"]?.stringValue, let action = OnNoiseAction(rawValue: value),
-                    body.objectValue?.count == 1
-                else { return WebAPI.refusal(.badRequest, "send {\"onNoise\": \"notify\" or \"open\"}") }
-                try self.database.setListenerOnNoise(action)
+            try await WebAPI.with(OnNoiseChange.self, request) { body in
+                try self.database.setListenerOnNoise(body.onNoise)
                 await self.schedulePush()
                 return WebAPI.answer(await self.state())
             }
@@ -51,18 +48,11 @@ extension ListenerWebApp {
             return WebAPI.answer(await self.state())
         }
         router.post("/api/pair") { request, _ in
-            try await WebAPI.withObject(request) { body in
-                guard let host = body["host"]?.stringValue, let port = body["port"]?.doubleValue,
-                    let fingerprint = body["fingerprint"]?.stringValue
-                else {
-                    return WebAPI.refusal(
-                        .badRequest,
-                        "send {\"host\", \"port\", \"fingerprint\", \"name\"} of a monitor found on the LAN")
-                }
-                let name = body["name"]?.stringValue.map { String($0.prefix(64)) } ?? "Monitor at \(host.prefix(64))"
+            try await WebAPI.with(PINPairingStart.self, request) { body in
+                let name = body.name.map { String($0.prefix(64)) } ?? "Monitor at \(body.host.prefix(64))"
                 if let problem = await self.startPairing(
-                    host: host, port: (0...65535).contains(port) ? Int(port) : 0, fingerprint: fingerprint,
-                    name: name)
+                    host: body.host, port: (0...65535).contains(body.port) ? body.port : 0,
+                    fingerprint: body.fingerprint, name: name)
                 {
                     return WebAPI.refusal(.conflict, problem)
                 }
@@ -70,20 +60,16 @@ extension ListenerWebApp {
             }
         }
         router.post("/api/pair/qr") { request, _ in
-            try await WebAPI.withObject(request) { body in
-                guard let text = body["qr"]?.stringValue else {
-                    return WebAPI.refusal(
-                        .badRequest, "send {\"qr\": the pairing code's text, \"address\": optional host[:port]}")
-                }
-                if let problem = await self.startQRPairing(qrText: text, address: body["address"]?.stringValue) {
+            try await WebAPI.with(QRPairingStart.self, request) { body in
+                if let problem = await self.startQRPairing(qrText: body.qr, address: body.address) {
                     return WebAPI.refusal(.badRequest, problem)
                 }
                 return WebAPI.answer(await self.state())
             }
         }
         router.post("/api/pair/pin") { request, _ in
-            try await WebAPI.withObject(request) { body in
-                if let problem = await self.submitPIN(body["pin"]?.stringValue ?? "") {
+            try await WebAPI.with(PINEntry.self, request) { body in
+                if let problem = await self.submitPIN(body.pin ?? "") {
                     return WebAPI.refusal(.badRequest, problem)
                 }
                 return WebAPI.answer(await self.state())
@@ -106,11 +92,11 @@ extension ListenerWebApp {
         router.post("/api/alerts/:monitorId/:alertId/action") { request, context in
             let monitorId = context.parameters.get("monitorId") ?? ""
             let alertId = context.parameters.get("alertId") ?? ""
-            return try await WebAPI.withObject(request) { body in
+            return try await WebAPI.with(AlertActionChoice.self, request) { body in
                 // A notice raised here (a noise, a lost link): any action closes it here; the monitor has no part.
                 if await self.dismissNotice(alertId) { return WebAPI.answer(["ok": true]) }
-                guard let action = body["action"]?.stringValue.flatMap(AlertActionKind.init(rawValue:)) else {
-                    return WebAPI.refusal(.badRequest, "action must be checking, okay or mute")
+                guard let action = body.action.flatMap(AlertActionKind.init(rawValue:)) else {
+                    return WebAPI.refusal(.badRequest, AlertActionChoice.shape)
                 }
                 do {
                     try await self.service.act(action, on: alertId, monitorId: monitorId)
@@ -121,12 +107,12 @@ extension ListenerWebApp {
             }
         }
         router.post("/api/streams") { request, _ in
-            try await WebAPI.withObject(request) { body in
-                guard let monitorId = body["monitorId"]?.stringValue,
-                    let mediaType = MediaType(rawValue: body["mediaType"]?.stringValue ?? "audio")
-                else { return WebAPI.refusal(.badRequest, "send {\"monitorId\", \"mediaType\": audio or audio_video}") }
+            try await WebAPI.with(StreamOpening.self, request) { body in
+                guard let mediaType = MediaType(rawValue: body.mediaType ?? "audio") else {
+                    return WebAPI.refusal(.badRequest, StreamOpening.shape)
+                }
                 do {
-                    let sessionId = try await self.openStream(monitorId: monitorId, mediaType: mediaType)
+                    let sessionId = try await self.openStream(monitorId: body.monitorId, mediaType: mediaType)
                     return WebAPI.answer(["sessionId": .string(sessionId)])
                 } catch {
                     return WebAPI.refusal(.conflict, "\(error)")
@@ -135,15 +121,12 @@ extension ListenerWebApp {
         }
         router.post("/api/streams/:sessionId/answer") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
-            return try await WebAPI.withObject(request, limit: 64 * 1024) { body in
-                guard let sdp = body["sdp"]?.stringValue else {
-                    return WebAPI.refusal(.badRequest, "send {\"sdp\": the answer, \"candidates\": [...]}")
-                }
+            return try await WebAPI.with(PageAnswer.self, request, limit: 64 * 1024) { body in
                 guard let receiver = self.media.receiver(sessionId) else {
                     return WebAPI.refusal(.notFound, "no stream \(sessionId.prefix(64)) is waiting for a page")
                 }
                 do {
-                    try receiver.answer(sdp: sdp, candidates: WebAPI.candidates(body["candidates"]))
+                    try receiver.answer(sdp: body.sdp, candidates: body.iceCandidates)
                 } catch {
                     return WebAPI.refusal(.conflict, "\(error)")
                 }

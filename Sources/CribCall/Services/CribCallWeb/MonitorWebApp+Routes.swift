@@ -57,10 +57,10 @@ extension MonitorWebApp {
         router.get("/api/calibration") { _, _ in WebAPI.answer(await self.calibration()) }
         router.post("/api/alerts/:alertId/action") { request, context in
             let alertId = context.parameters.get("alertId") ?? ""
-            return try await WebAPI.withObject(request) { body in
-                guard let name = body["action"]?.stringValue,
-                    let action = AlertActionKind(rawValue: name)
-                else { return WebAPI.refusal(.badRequest, "action must be checking, okay or mute") }
+            return try await WebAPI.with(AlertActionChoice.self, request) { body in
+                guard let action = body.action.flatMap(AlertActionKind.init(rawValue:)) else {
+                    return WebAPI.refusal(.badRequest, AlertActionChoice.shape)
+                }
                 guard let alert = await self.act(alertId: alertId, action: action) else {
                     return WebAPI.refusal(.notFound, "no recent alert \(alertId.prefix(64)) on this monitor")
                 }
@@ -68,14 +68,9 @@ extension MonitorWebApp {
             }
         }
         router.post("/api/trigger") { request, _ in
-            try await WebAPI.withObject(request) { body in
-                guard let kind = body["kind"]?.stringValue.map(SafetyAlertKind.init(rawValue:)),
-                    SafetyAlertKind.known.contains(kind)
-                else {
-                    return WebAPI.refusal(
-                        .badRequest,
-                        "kind must be one of \(SafetyAlertKind.known.map(\.rawValue).joined(separator: ", "))")
-                }
+            try await WebAPI.with(TriggerRequest.self, request) { body in
+                guard let kind = body.kind.map(SafetyAlertKind.init(rawValue:)), SafetyAlertKind.known.contains(kind)
+                else { return WebAPI.refusal(.badRequest, TriggerRequest.shape) }
                 switch await self.trigger(kind) {
                 case .success(let alert): return WebAPI.answer(alert)
                 case .failure(let refusal): return WebAPI.refusal(.conflict, "no alert was raised: \(refusal)")
@@ -83,10 +78,9 @@ extension MonitorWebApp {
             }
         }
         router.post("/api/live") { request, _ in
-            try await WebAPI.withObject(request) { body in
-                let name = body["mediaType"]?.stringValue ?? MediaType.audioVideo.rawValue
-                guard let mediaType = MediaType(rawValue: name) else {
-                    return WebAPI.refusal(.badRequest, "mediaType must be audio or audio_video")
+            try await WebAPI.with(LiveOpening.self, request) { body in
+                guard let mediaType = MediaType(rawValue: body.mediaType ?? MediaType.audioVideo.rawValue) else {
+                    return WebAPI.refusal(.badRequest, LiveOpening.shape)
                 }
                 switch await self.startLive(mediaType) {
                 case .success(let offer): return WebAPI.answer(offer)
@@ -96,12 +90,8 @@ extension MonitorWebApp {
         }
         router.post("/api/live/:sessionId/answer") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
-            return try await WebAPI.withObject(request, limit: 64 * 1024) { body in
-                guard let sdp = body["sdp"]?.stringValue else {
-                    return WebAPI.refusal(.badRequest, "send {\"sdp\": the answer, \"candidates\": [...]}")
-                }
-                let candidates = WebAPI.candidates(body["candidates"])
-                switch await self.answerLive(sessionId, sdp: sdp, candidates: candidates) {
+            return try await WebAPI.with(PageAnswer.self, request, limit: 64 * 1024) { body in
+                switch await self.answerLive(sessionId, sdp: body.sdp, candidates: body.iceCandidates) {
                 case .success(let monitorCandidates):
                     return WebAPI.answer(["ok": true, "candidates": .array(monitorCandidates.map(WebAPI.json))])
                 case .failure(let refusal):

@@ -110,19 +110,6 @@ enum WebAPI {
         field = typed
     }
 
-    /// ICE candidates from a page's JSON (at most 64).
-    static func candidates(_ value: JSONValue?) -> [IceCandidateMessage.Candidate] {
-        (value?.arrayValue ?? []).prefix(64).compactMap { value in
-            value["candidate"]?.stringValue.map {
-                IceCandidateMessage.Candidate(
-                    candidate: $0, sdpMid: value["sdpMid"]?.stringValue,
-                    sdpMLineIndex: value["sdpMLineIndex"]?.doubleValue.flatMap {
-                        (0...64).contains($0) ? Int($0) : nil
-                    })
-            }
-        }
-    }
-
     static func json(_ candidate: IceCandidateMessage.Candidate) -> JSONValue {
         [
             "candidate": .string(candidate.candidate), "sdpMid": candidate.sdpMid.map { .string($0) } ?? .null,

@@ -126,6 +126,39 @@ struct ListenerWebAppTests {
         await rig.stop()
     }
 
+    /// Each body is a type (WebRequests.swift) decoded strictly: a field of the wrong type, a missing one or an extra
+    /// one where a single field is expected is refused with the shape to send, before anything is done.
+    @Test("request bodies of the wrong shape are refused with what to send, and nothing is started or stored")
+    func wrongShapes() async throws {
+        let rig = try await WebRig()
+        let parent = try await Parent(rig)
+        let fingerprint = rig.identity.fingerprint.hex
+        let refusals: [(String, String, String)] = [
+            ("api/settings", #"{"onNoise": "open", "also": 1}"#, #"send {"onNoise": "notify" or "open"}"#),
+            ("api/settings", #"{"onNoise": "shout"}"#, #"send {"onNoise": "notify" or "open"}"#),
+            ("api/pair", #"{"host": "nursery", "port": 48080.5, "fingerprint": "\#(fingerprint)"}"#, #"send {"host""#),
+            ("api/pair", #"{"host": "nursery", "port": "48080", "fingerprint": "\#(fingerprint)"}"#, #"send {"host""#),
+            ("api/pair", #"{"port": 48080, "fingerprint": "\#(fingerprint)"}"#, #"send {"host""#),
+            ("api/pair/qr", #"{"qr": 7}"#, #"send {"qr""#),
+            ("api/pair/pin", #"{"pin": 123456}"#, #"send {"pin""#),
+            ("api/streams", #"{"mediaType": "audio"}"#, #"send {"monitorId""#),
+            ("api/streams", #"{"monitorId": "m", "mediaType": "smell"}"#, #"send {"monitorId""#),
+            ("api/streams/s1/answer", #"{"sdp": "v=0", "candidates": [{"sdpMid": "0"}]}"#, #"send {"sdp""#),
+            ("api/alerts/m/a/action", #"{"action": ["okay"]}"#, "action must be checking, okay or mute"),
+        ]
+        for (path, body, words) in refusals {
+            let refused = try await parent.post(path, body)
+            let said = try JSONParser().parse(refused.body)["error"]?.stringValue ?? ""
+            #expect(refused.status == 400 && said.contains(words), "\(path) \(body): \(refused.text)")
+        }
+        let state = try await parent.state()
+        #expect(state["pairing"]?["state"]?.stringValue != "enter_pin", "no pairing was started")
+        #expect(state["monitors"]?.arrayValue?.isEmpty ?? true)
+        #expect(try await parent.post("api/settings", #"{"onNoise": "open"}"#).status == 200, "the right shape works")
+        await parent.stop()
+        await rig.stop()
+    }
+
     @Test("paired from the page by the pairing code's text; a damaged, a used or no code says what to do")
     func pairingByCode() async throws {
         let rig = try await WebRig()
