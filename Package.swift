@@ -257,30 +257,30 @@ let cribCallTargets: [Target] = [
     cribCall.adapter("CribCallSystemd", ["SystemdUnit"]),
     cribCall.adapter(
         "QUIC",
-        ["CNGTCP2", "ControlTransport", "DeviceIdentity", crypto, nioCore, nioPosix, x509, asn1]
+        ["CNGTCP2", "ControlTransport", "DeviceIdentity", crypto, logging, nioCore, nioPosix, x509, asn1]
     ),
     cribCall.adapter(
         "Media",
         [
             "GStreamer", "StreamMedia", "CribCallProtocol", "DeviceIdentity", "AudioCapture", "SoundDetection",
-            "VideoCapture",
+            "VideoCapture", logging,
         ]
     ),
 
-    cribCall.service("CribCallControl", ["ControlTransport", "CribCallProtocol", "DeviceIdentity", nioCore]),
+    cribCall.service("CribCallControl", ["ControlTransport", "CribCallProtocol", "DeviceIdentity", logging, nioCore]),
     cribCall.service(
         "CribCallMonitor",
         [
             "AudioCapture", "CanonicalJSON", "ControlTransport", "CribCallControl", "CribCallDiscovery",
             "CribCallProtocol", "CribCallStore", "DeviceIdentity", "QRCode", "SafetyDetection", "ServiceDiscovery",
-            "SoundDetection", "StreamMedia", "VideoCapture",
+            "SoundDetection", "StreamMedia", "VideoCapture", logging,
         ]
     ),
     cribCall.service(
         "CribCallListener",
         [
             "CanonicalJSON", "ControlTransport", "CribCallDiscovery", "CribCallProtocol", "CribCallStore",
-            "DesktopNotifications", "DeviceIdentity", "SafetyDetection", "ServiceDiscovery", "StreamMedia",
+            "DesktopNotifications", "DeviceIdentity", "SafetyDetection", "ServiceDiscovery", "StreamMedia", logging,
         ]
     ),
 
@@ -290,7 +290,7 @@ let cribCallTargets: [Target] = [
         [
             "CanonicalJSON", "ControlTransport", "CribCallListener", "CribCallMonitor", "CribCallProtocol",
             "CribCallStore", "DeviceIdentity", "LocalWebApp", "QRCode", "SafetyDetection", "ServiceDiscovery",
-            "StreamMedia", hummingbird, nioCore,
+            "StreamMedia", hummingbird, logging, nioCore,
         ],
         resources: [.copy("Public")]
     ),

@@ -1,6 +1,7 @@
 public import AudioCapture
 public import CribCallProtocol
 public import DeviceIdentity
+public import Logging
 public import StreamMedia
 public import VideoCapture
 
@@ -132,6 +133,9 @@ public final class GStreamerMediaEngine: MediaEngine {
         public var videoBitrate: Int
         /// The codec `audio_video` senders encode with: H.264 when installed, else VP8 (``VideoCodec/automatic``).
         public var videoCodec: VideoCodec = .automatic
+        /// Where each peer says how its stream goes (debug: started, connected and verified, ended and why), with
+        /// `session` in its metadata. The program's logger.
+        public var logger = Logger(label: "cribcall")
         /// Test-only: the share (0…1) of incoming video RTP packets a receiver drops before its RTP session, so that
         /// it reports a lossy link to the sender.
         var simulatedIncomingVideoLoss: Double = 0

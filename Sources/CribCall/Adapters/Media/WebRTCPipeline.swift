@@ -3,6 +3,7 @@ import CribCallProtocol
 import DeviceIdentity
 import Foundation
 import GStreamer
+import Logging
 import SoundDetection
 import StreamMedia
 import Synchronization
@@ -124,6 +125,8 @@ final class WebRTCPipeline: Sendable {
     private let feedSubscription: LiveAudioFeed.Subscription?
     /// A sender's hold on the shared camera's live video (opens its valve); cancelled in the teardown.
     private let videoViewer: LiveVideoFeed.Viewer?
+    /// The configuration's logger with this stream's `session` and `role`.
+    let logger: Logger
 
     /// Builds the pipeline (in NULL) and installs its callbacks. Call ``start()`` right after.
     init(
@@ -151,6 +154,10 @@ final class WebRTCPipeline: Sendable {
         self.continuation = continuation
         self.statistics = statistics
         self.onExit = onExit
+        var logger = configuration.logger
+        logger[metadataKey: "session"] = "\(sessionId.prefix(8))"
+        logger[metadataKey: "role"] = "\(role.isSender ? "sender" : "receiver")"
+        self.logger = logger
         if case .sender(.feed(let feed), _) = role, let source = built.pipeline.element(named: "source") {
             let pusher = AppSource(source)
             feedSubscription = feed.subscribe { frame in pusher.push(frame.samples) }
@@ -206,6 +213,7 @@ final class WebRTCPipeline: Sendable {
         state.withLock { $0.dtlsDecoders = [] }
         releaseRecording()
         if let reason {
+            logger.debug("stream peer ended: \(reason)")
             state.withLock { _ in _ = continuation.yield(.ended(reason: reason)) }
             continuation.finish()
         }
@@ -227,6 +235,7 @@ final class WebRTCPipeline: Sendable {
             return nil
         }
         waiter?.resume(returning: .success(()))
+        logger.debug("stream peer playing")
         while true {
             if let reason = state.withLock({ $0.signaling.endReason }) {
                 state.withLock { $0.phase = .ending }
@@ -412,6 +421,7 @@ final class WebRTCPipeline: Sendable {
     private func stateChanged(_ change: WebRTCBin.StateChange) {
         switch change {
         case .iceGatheringComplete:
+            logger.debug("ICE gathering complete")
             signal { $0.gatheringComplete() }
         case .iceConnectionFailed:
             end(
@@ -435,6 +445,7 @@ final class WebRTCPipeline: Sendable {
         let pems = decoders.map { $0.element.string("peer-pem") }
         switch CertificateCheck.judge(peerPEMs: pems, fingerprints: fingerprints, attempt: attempt) {
         case .verified:
+            logger.debug("ICE and DTLS connected; the peer's certificate matches its description")
             signal { $0.verifiedConnection() }
         case .refused(let reason):
             end(reason)

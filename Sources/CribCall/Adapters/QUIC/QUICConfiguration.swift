@@ -1,3 +1,5 @@
+public import Logging
+
 /// Transport settings of a CribCall QUIC endpoint, tuned for a home LAN (PROTOCOL.md §2).
 public struct QUICConfiguration: Sendable {
     /// The ALPN both sides must agree on; a ClientHello without it, or with another, is refused.
@@ -22,6 +24,10 @@ public struct QUICConfiguration: Sendable {
     public var closeFlushTimeout: Duration = .seconds(1)
     /// ngtcp2's own log on stderr (debugging only: it prints packet details, never keys).
     public var ngtcp2Log = false
+    /// Where the endpoint says what it did that nobody else sees (debug: a stranger's Initial dropped or a
+    /// connection closed to make room, a connection that could not be created). The program's logger, with its
+    /// metadata.
+    public var logger = Logger(label: "cribcall")
 
     public init() {}
 }

@@ -1,5 +1,6 @@
 import CNGTCP2
 import ControlTransport
+import Logging
 import NIOCore
 
 /// The monitor's side of the UDP socket: routes datagrams to connections by destination connection ID and
@@ -98,6 +99,9 @@ final class ServerEndpoint: ReopeningDatagramEndpoint {
         let established = untrusted.values.filter { $0.connection.peer != nil }
         guard established.count(where: { $0.address == host }) < admission.maxUntrustedPerAddress else {
             admissionStatistics.droppedForAddress += 1
+            configuration.logger.debug(
+                "dropped a new connection: its address holds its unpaired connections already",
+                metadata: ["address": "\(host)", "limit": "\(admission.maxUntrustedPerAddress)"])
             return
         }
         if untrusted.count >= admission.maxUntrusted,
@@ -106,9 +110,15 @@ final class ServerEndpoint: ReopeningDatagramEndpoint {
         {
             untrusted[ObjectIdentifier(oldest.connection)] = nil
             admissionStatistics.evicted += 1
+            configuration.logger.debug(
+                "closed the oldest unpaired connection to make room", metadata: ["address": "\(oldest.address)"])
             _ = oldest.connection.close(code: Self.evictedCode)
         }
-        guard live.count < configuration.maxConnections else { return }
+        guard live.count < configuration.maxConnections else {
+            configuration.logger.debug(
+                "dropped a new connection: the monitor holds its most", metadata: ["address": "\(host)"])
+            return
+        }
         do {
             let connection = try QUICConnectionCore.accept(
                 header: header, endpoint: self, eventLoop: channel.eventLoop, configuration: configuration,
@@ -120,6 +130,8 @@ final class ServerEndpoint: ReopeningDatagramEndpoint {
             connection.receive(packet, from: address)
         } catch {
             // A connection that cannot be created is dropped; the client times out or retries.
+            configuration.logger.debug(
+                "dropped a new connection that could not be created: \(error)", metadata: ["address": "\(host)"])
         }
     }
 

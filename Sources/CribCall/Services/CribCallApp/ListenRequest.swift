@@ -70,10 +70,11 @@ public struct ListenRequest: Sendable {
         let connector = try QUICConnector(identity: identity)
         let media: (any MediaEngine)?
         do {
-            media = try GStreamerMediaEngine(
-                configuration: .init(
-                    dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
-                    receiverOutput: recording.map { .record($0) } ?? .play))
+            var configuration = GStreamerMediaEngine.Configuration(
+                dtlsCertificate: loaded.dtls, iceAddresses: iceAddresses,
+                receiverOutput: recording.map { .record($0) } ?? .play)
+            configuration.logger = log
+            media = try GStreamerMediaEngine(configuration: configuration)
         } catch {
             log.warning("live streams are off: \(error)")
             media = nil
@@ -83,12 +84,13 @@ public struct ListenRequest: Sendable {
         let app = webPort.map { _ in
             ListenerWebApp(
                 identity: identity, name: name, database: database, connector: connector, fallback: media,
-                browser: DNSSDServiceDiscovery(), version: CribCallVersion.current)
+                browser: DNSSDServiceDiscovery(), version: CribCallVersion.current, logger: log)
         }
         let service =
             app?.service
             ?? ListenerService(
-                identity: identity, name: name, database: database, connector: connector, mediaEngine: media)
+                identity: identity, name: name, database: database, connector: connector, mediaEngine: media,
+                logger: log)
         // A monitor that moved (a new DHCP lease, a restart on another port) is found again by mDNS.
         await service.findMovedMonitors(with: DNSSDServiceDiscovery())
         let streams = StreamControls(

@@ -101,14 +101,16 @@ public struct MonitorRequest: Sendable {
         } catch {
             throw CommandFailure.usage("\(error)")
         }
+        let log = Logger(label: "cribcall monitor")
         let listener: QUICListener
         do {
-            listener = try await QUICListener.bind(host: host, port: port, identity: identity)
+            var quic = QUICConfiguration()
+            quic.logger = log
+            listener = try await QUICListener.bind(host: host, port: port, identity: identity, configuration: quic)
         } catch {
             throw CommandFailure.usage(
                 "\(error) — is another monitor running on port \(port)? Choose one with --port.")
         }
-        let log = Logger(label: "cribcall monitor")
         // With --safety the detectors open the camera; live video streams watch it through them (a camera opens
         // once).
         var camera: VideoCapture?
@@ -127,13 +129,14 @@ public struct MonitorRequest: Sendable {
                 dtlsCertificate: dtls, audioSource: source, audioFeed: input.liveFeed, iceAddresses: iceAddresses,
                 videoSource: video)
             configuration.videoFeed = camera?.liveFeed
+            configuration.logger = log
             media = try GStreamerMediaEngine(configuration: configuration)
         } catch {
             log.warning("live streaming is off: \(error)")
             media = nil
         }
         let service = try MonitorService(
-            identity: identity, database: database, transport: listener, mediaEngine: media)
+            identity: identity, database: database, transport: listener, mediaEngine: media, logger: log)
         // On a terminal, `q` shows a fresh pairing QR code (its token valid for 5 minutes).
         let keys =
             json
@@ -180,7 +183,9 @@ public struct MonitorRequest: Sendable {
         let services = Services(
             output: EventOutputService(service: service, output: output, app: app), web: web,
             control: control,
-            advertisement: advertisement.map { handle in ProgramLifecycle.AtShutdown { await handle.cancel() } },
+            advertisement: advertisement.map { handle in
+                ProgramLifecycle.AtShutdown("announcement") { await handle.cancel() }
+            },
             detection: SoundDetectionService(service: service, input: input, logger: log),
             safety: camera.map { SafetyWatchService(service: service, camera: $0) },
             protocolService: ProtocolService(service: service, listener: listener, showingQR: qr || qrPNG != nil))

@@ -1,5 +1,6 @@
 public import ControlTransport
 public import CribCallProtocol
+public import Logging
 import NIOCore
 
 /// PROTOCOL.md §4 enforced on one control connection: decoding, authorization, ERROR replies and closes.
@@ -28,19 +29,24 @@ public struct ControlSession: Sendable {
     private let connection: any ControlConnection
     private let role: ControlRole
     private let trust: @Sendable () -> SessionTrust
+    private let logger: Logger
 
     /// - Parameters:
     ///   - connection: The connection to serve; the session is the only reader of its `inbound`.
     ///   - role: Which side this session is (a monitor receives what listeners send, and vice versa).
     ///   - trust: Whether the peer is trusted, asked before every message. Ignored for `.listener`.
+    ///   - logger: Told (debug) what the session refused and why, (trace) each message type; with the caller's
+    ///     metadata (which connection).
     public init(
         connection: any ControlConnection,
         role: ControlRole,
+        logger: Logger = Logger(label: "cribcall"),
         trust: @escaping @Sendable () -> SessionTrust
     ) {
         self.connection = connection
         self.role = role
         self.trust = trust
+        self.logger = logger
     }
 
     /// Reads frames until the connection ends.
@@ -90,8 +96,10 @@ public struct ControlSession: Sendable {
             await fail(error)
             return .stop
         }
+        logger.trace("received \(Self.shown(message.typeName))")
         switch AuthorizationPolicy.decide(message, role: role, trust: trust()) {
         case .reject(let code, let close, let text):
+            logger.debug("refused \(Self.shown(message.typeName)) with \(code)\(close ? ", closing" : ""): \(text)")
             guard await send(.error(code, text, inReplyTo: message.typeName)) else { return .stop }
             guard close else { return .continue }
             await connection.close(code)
@@ -110,8 +118,15 @@ public struct ControlSession: Sendable {
         }
     }
 
+    /// A message type as a log may show it: the peer chose it (an unknown type is its text), so it is quoted with
+    /// control characters escaped, and cut at 40 characters.
+    static func shown(_ type: String) -> String {
+        String(reflecting: String(type.prefix(40)))
+    }
+
     /// Answers a protocol violation with its ERROR, then closes with its code.
     private func fail(_ error: ControlProtocolError) async {
+        logger.debug("closing on a protocol violation (\(error.code)): \(error.message)")
         _ = await send(Self.errorFrame(for: error))
         await connection.close(error.code)
     }

@@ -4,6 +4,7 @@ public import CribCallProtocol
 public import CribCallStore
 public import DeviceIdentity
 import Foundation
+public import Logging
 public import ServiceDiscovery
 public import StreamMedia
 import Synchronization
@@ -67,6 +68,8 @@ public actor ListenerService {
 
     /// The timings it runs with (``Timings/standard`` unless a test of the logic above the link asks otherwise).
     public let timings: Timings
+    /// The program's logger.
+    let logger: Logger
     var pingInterval: Duration { timings.pingInterval }
     var linkTimeout: Duration { timings.linkTimeout }
     var mediaStartTimeout: Duration { timings.mediaStartTimeout }
@@ -79,14 +82,17 @@ public actor ListenerService {
     ///   - mediaEngine: Makes the WebRTC receivers of live streams (the `Media` adapter); nil: ``openStream(monitorId:mediaType:)``
     ///     fails and automatic streams are ended at once.
     ///   - timings: Keep-alive, lost-link and media-start timings.
+    ///   - logger: The program's logger (debug: each try to reach a monitor, what failed, the next try's wait).
     public init(
         identity: DeviceIdentity,
         name: String,
         database: CribCallDatabase,
         connector: any ControlConnector,
         mediaEngine: (any MediaEngine)? = nil,
-        timings: Timings = .standard
+        timings: Timings = .standard,
+        logger: Logger = Logger(label: "cribcall")
     ) {
+        self.logger = logger
         self.identity = identity
         self.name = name
         self.database = database
@@ -466,6 +472,8 @@ public actor ListenerService {
         }
         var backoff: Duration = .milliseconds(500)
         var lost = false
+        var log = logger
+        log[metadataKey: "monitor"] = "\(monitor.monitorId.prefix(8))"
         while !Task.isCancelled {
             // Another process (a new pairing, `cribcall monitors`) may have stored a newer address.
             if let stored = stored("read the paired monitors' addresses", { try $0.trustedMonitors() })?
@@ -475,8 +483,10 @@ public actor ListenerService {
                 (host, port) = newer
             }
             do {
+                log.debug("connecting to \(host):\(port)")
                 let connection = try await connector.connect(
                     host: host, port: port, pinnedFingerprint: monitor.fingerprint)
+                log.debug("connected to \(host):\(port)")
                 backoff = .milliseconds(500)
                 // Streams can be opened once `connected` is reported; they end with the session.
                 let link = openLink(monitor.monitorId, connection: connection, report: report)
@@ -493,6 +503,7 @@ public actor ListenerService {
                 // Stopped (the person quit, or stopped following): not a lost link.
                 if Task.isCancelled { return }
                 lost = true
+                log.debug("link ended: \(outcome.reason)")
                 report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: outcome.reason))
             } catch ControlTransportError.fingerprintMismatch(let expected, let actual) {
                 // Another device answers at the old address (its lease went to someone else): the monitor itself
@@ -508,6 +519,7 @@ public actor ListenerService {
                 return
             } catch {
                 if Task.isCancelled || error is CancellationError { return }
+                log.debug("could not connect to \(host):\(port): \(error)")
                 if !lost {
                     lost = true
                     report.yield(.linkLost(monitorId: monitor.monitorId, monitorName: monitor.name, reason: "\(error)"))
@@ -515,10 +527,12 @@ public actor ListenerService {
             }
             // Not reachable where it was: it may have moved (a new lease, a restart on another port).
             if let moved = await rediscover(monitor, notAt: (host, port)) {
+                log.debug("found on the LAN at \(moved.host):\(moved.port)")
                 (host, port) = moved
                 backoff = .milliseconds(500)
                 continue
             }
+            log.debug("next try in \(backoff)")
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, .seconds(10))
         }

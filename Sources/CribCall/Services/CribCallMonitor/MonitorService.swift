@@ -5,6 +5,7 @@ public import CribCallProtocol
 public import CribCallStore
 public import DeviceIdentity
 public import Foundation
+public import Logging
 public import ServiceDiscovery
 public import SoundDetection
 public import StreamMedia
@@ -25,6 +26,8 @@ public actor MonitorService {
     let database: CribCallDatabase
     private let transport: any ControlListener
     let wallClock: @Sendable () -> Date
+    /// The program's logger: how connections come and go, at debug, with `connection` (and `listener`) metadata.
+    let logger: Logger
     private let trusted = TrustedSet()
     private var qr = QRPairingVerifier()
     private var pin: PINPairingMonitor
@@ -60,6 +63,8 @@ public actor MonitorService {
 
     struct Session {
         let connection: any ControlConnection
+        /// The service's logger with this connection's metadata.
+        var logger: Logger
         var listenerId: String?
         /// Messages that are not direct replies (noise events, stream signaling), in order.
         let outbox: Outbox
@@ -89,6 +94,7 @@ public actor MonitorService {
     ///   - pairingGrace: How long an untrusted connection may stay without pairing (30 s).
     ///   - strangerReportWindow: Unpaired connections after the first within this window are summed up in one
     ///     `unpairedConnections` event when it has passed (10 s; see ``StrangerLog``).
+    ///   - logger: The program's logger (debug: connections, refusals, strangers closed after the grace).
     public init(
         identity: DeviceIdentity,
         database: CribCallDatabase,
@@ -97,8 +103,10 @@ public actor MonitorService {
         mediaEngine: (any MediaEngine)? = nil,
         streamClock: any StreamClock = SystemStreamClock(),
         pairingGrace: Duration = .seconds(30),
-        strangerReportWindow: Duration = .seconds(10)
+        strangerReportWindow: Duration = .seconds(10),
+        logger: Logger = Logger(label: "cribcall")
     ) throws {
+        self.logger = logger
         self.pairingGrace = pairingGrace
         strangers = StrangerLog(window: strangerReportWindow)
         self.identity = identity
@@ -148,7 +156,14 @@ public actor MonitorService {
         let id = nextConnection
         nextConnection += 1
         let listenerId = trusted.listenerId(for: connection.peer.fingerprint)
-        sessions[id] = Session(connection: connection, listenerId: listenerId, outbox: Outbox(connection: connection))
+        var log = logger
+        log[metadataKey: "connection"] = "\(id)"
+        if let listenerId { log[metadataKey: "listener"] = "\(listenerId.prefix(8))" }
+        log.debug(
+            "\(listenerId == nil ? "unpaired device" : "paired listener") connected from \(Self.host(of: connection.remoteAddress))"
+        )
+        sessions[id] = Session(
+            connection: connection, logger: log, listenerId: listenerId, outbox: Outbox(connection: connection))
         if listenerId != nil {
             connection.markTrusted()
         } else {
@@ -198,13 +213,19 @@ public actor MonitorService {
     private nonisolated func serve(_ connection: any ControlConnection, id: UInt64) async {
         let trusted = self.trusted
         let fingerprint = connection.peer.fingerprint
-        let session = ControlSession(connection: connection, role: .monitor) {
+        let logger = await sessionLogger(id)
+        let session = ControlSession(connection: connection, role: .monitor, logger: logger) {
             trusted.listenerId(for: fingerprint) != nil ? .trusted : .untrusted
         }
         let reason = await session.run { message in
             await self.handle(message, connection: id)
         }
         await ended(id, reason: reason)
+    }
+
+    /// The logger of connection `id` (the service's once it has ended).
+    private func sessionLogger(_ id: UInt64) -> Logger {
+        sessions[id]?.logger ?? logger
     }
 
     /// Closes the untrusted connection `id` after `delay` unless it is trusted by then (or pairs again: re-armed).
@@ -221,6 +242,7 @@ public actor MonitorService {
         guard let session = sessions[id], session.listenerId == nil else { return }
         let connection = session.connection
         let seconds = pairingGrace.components.seconds
+        session.logger.debug("closing: not paired within \(seconds) s")
         Task {
             try? await connection.send(
                 .error(
@@ -234,6 +256,8 @@ public actor MonitorService {
     /// The session `id` is now a paired listener's: the transport counts it no longer as a stranger.
     private func becameTrusted(_ id: UInt64, listenerId: String) {
         sessions[id]?.listenerId = listenerId
+        sessions[id]?.logger[metadataKey: "listener"] = "\(listenerId.prefix(8))"
+        sessions[id]?.logger.debug("paired")
         sessions[id]?.strangerDeadline?.cancel()
         sessions[id]?.strangerDeadline = nil
         sessions[id]?.connection.markTrusted()
@@ -241,6 +265,7 @@ public actor MonitorService {
 
     private func ended(_ id: UInt64, reason: ConnectionCloseReason) {
         guard let session = sessions.removeValue(forKey: id) else { return }
+        session.logger.debug("disconnected: \(reason)")
         session.strangerDeadline?.cancel()
         _ = perform(pin.connectionClosed(id, now: .now))
         perform(streams.connectionClosed(id), endReason: StreamEndReason.connectionClosed)

@@ -6,6 +6,7 @@ public import CribCallStore
 public import DeviceIdentity
 public import Foundation
 import LocalWebApp
+public import Logging
 public import ServiceDiscovery
 public import StreamMedia
 
@@ -83,10 +84,11 @@ public actor ListenerWebApp {
     /// - Parameters:
     ///   - fallback: Plays streams while no page is open (GStreamer; nil: only pages play them).
     ///   - browser: Finds monitors on the LAN for pairing (nil: pairing needs an address).
+    ///   - logger: The program's logger, for the listener service.
     public init(
         identity: DeviceIdentity, name: String, database: CribCallDatabase, connector: any ControlConnector,
         fallback: (any MediaEngine)?, browser: (any ServiceBrowser)?, version: String,
-        cannotJudgeAfter: Duration = .seconds(3 * 60)
+        cannotJudgeAfter: Duration = .seconds(3 * 60), logger: Logger = Logger(label: "cribcall")
     ) {
         self.cannotJudgeAfter = cannotJudgeAfter
         let (signals, signal) = AsyncStream.makeStream(of: BrowserMediaEngine.Signal.self)
@@ -98,7 +100,8 @@ public actor ListenerWebApp {
         self.version = version
         self.name = name
         service = ListenerService(
-            identity: identity, name: name, database: database, connector: connector, mediaEngine: media)
+            identity: identity, name: name, database: database, connector: connector, mediaEngine: media,
+            logger: logger)
     }
 
     /// Passes signals for the pages on, and records this run for the history (call once, as the app starts).

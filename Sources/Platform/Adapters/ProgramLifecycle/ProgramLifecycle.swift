@@ -13,20 +13,38 @@ public enum ProgramLifecycle {
         /// Its own end (without an error) stops the program; false for a part that may end and leave the rest
         /// running (a detector whose source ran out).
         public var endsProgram: Bool
+        /// How the group's log (debug) names it: its description, or its type's name.
+        public var name: String
 
         public init(_ service: any Service, endsProgram: Bool = true) {
             self.service = service
             self.endsProgram = endsProgram
+            name = (service as? any CustomStringConvertible)?.description ?? String(describing: type(of: service))
+        }
+    }
+
+    /// A part under its name, so the group's log says "Starting service sl-service=uploads" rather than a dump of
+    /// the part's fields.
+    struct Named: Service, CustomStringConvertible {
+        let service: any Service
+        let description: String
+
+        func run() async throws {
+            try await service.run()
         }
     }
 
     /// A part that holds something open and lets go of it at its turn to stop (an announcement withdrawn, a
     /// recording saved, a server closed).
-    public struct AtShutdown: Service {
+    public struct AtShutdown: Service, CustomStringConvertible {
         private let release: @Sendable () async -> Void
+        /// What it lets go of, for the log.
+        public let description: String
 
-        public init(_ release: @escaping @Sendable () async -> Void) {
+        /// - Parameter name: What it lets go of ("the announcement"), for the log.
+        public init(_ name: String, _ release: @escaping @Sendable () async -> Void) {
             self.release = release
+            description = name
         }
 
         public func run() async {
@@ -46,7 +64,7 @@ public enum ProgramLifecycle {
             configuration: .init(
                 services: parts.map { part in
                     .init(
-                        service: part.service,
+                        service: Named(service: part.service, description: part.name),
                         successTerminationBehavior: part.endsProgram ? .gracefullyShutdownGroup : .ignore,
                         failureTerminationBehavior: .gracefullyShutdownGroup)
                 }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

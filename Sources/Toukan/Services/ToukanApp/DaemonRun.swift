@@ -83,8 +83,8 @@ public struct DaemonRun: Sendable {
         let parts: [any Service] = [
             // the upload loop (a cut upload resumes at the next start); the recorder (a recording still running
             // is saved and queued first)
-            server, ProgramLifecycle.AtShutdown { await uploads.stop() },
-            ProgramLifecycle.AtShutdown { _ = await daemon.stop() }, QuitRequests(quit: quit),
+            server, ProgramLifecycle.AtShutdown("uploads") { await uploads.stop() },
+            ProgramLifecycle.AtShutdown("recorder") { _ = await daemon.stop() }, QuitRequests(quit: quit),
         ]
         try await ProgramLifecycle.run(parts.map { ProgramLifecycle.Part($0) }, logger: log)
         log.info("stopped")
