@@ -2,7 +2,8 @@ public import CanonicalJSON
 
 /// A request on the recorder daemon's control socket (`<data>/toukan.sock`, one JSON object per line, owner-only):
 /// what `toukan start`, `stop`, `status`, `watch` and the ledger's commands send. Local to one user on one machine,
-/// typed so the commands and the daemon cannot drift apart. The answers are the daemon's status objects.
+/// typed so the commands and the daemon cannot drift apart. The answers are typed too: ``DaemonReply`` (start, stop,
+/// wake, quit) and ``DaemonStatus`` (status, watch).
 public enum DaemonRequest: Sendable, Hashable {
     /// `{"command":"start","source":S,"server":URL?}`: start recording from `source` (`auto`, a device, a file);
     /// a `server` is remembered for the uploads first.

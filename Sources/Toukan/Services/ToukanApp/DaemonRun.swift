@@ -101,7 +101,7 @@ public struct DaemonRun: Sendable {
                 do throws(DaemonRequest.Invalid) {
                     command = try DaemonRequest(json: request)
                 } catch {
-                    continuation.yield(["ok": false, "error": .string(error.message)])
+                    continuation.yield(DaemonReply.refused(error.message).json)
                     continuation.finish()
                     return
                 }
@@ -109,44 +109,39 @@ public struct DaemonRun: Sendable {
                 case .start(let source, let server):
                     if let server {
                         guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? "") else {
-                            continuation.yield(["ok": false, "error": .string("--server must be an http(s) URL")])
+                            continuation.yield(DaemonReply.refused("--server must be an http(s) URL").json)
                             break
                         }
                         do {
                             try await uploads.use(server: url)
                         } catch {
-                            continuation.yield(["ok": false, "error": .string("cannot remember the server: \(error)")])
+                            continuation.yield(DaemonReply.refused("cannot remember the server: \(error)").json)
                             break
                         }
                     }
                     do throws(RecorderError) {
-                        continuation.yield(await daemon.start(source: try RecordingSource(parsing: source)))
+                        continuation.yield(await daemon.start(source: try RecordingSource(parsing: source)).json)
                     } catch {
-                        continuation.yield(["ok": false, "error": .string(error.message)])
+                        continuation.yield(DaemonReply.refused(error.message).json)
                     }
                 case .stop:
-                    continuation.yield(await daemon.stop())
+                    continuation.yield(await daemon.stop().json)
                 case .status:
-                    let status = await daemon.status()
-                    guard case .object(var members) = status else {
-                        continuation.yield(status)
-                        break
+                    var status = await daemon.status()
+                    status.recoveredAtStart = recovered.map {
+                        DaemonStatus.Recovered(file: $0.file.lastPathComponent, durationSeconds: $0.duration)
                     }
-                    members["recoveredAtStart"] = .array(
-                        recovered.map {
-                            ["file": .string($0.file.lastPathComponent), "durationSeconds": .number($0.duration)]
-                        })
-                    continuation.yield(.object(members))
+                    continuation.yield(status.json)
                 case .watch:
                     while !Task.isCancelled {
-                        continuation.yield(await daemon.status())
+                        continuation.yield(await daemon.status().json)
                         try? await Task.sleep(for: .milliseconds(250))
                     }
                 case .wake:
                     await uploads.wake()
-                    continuation.yield(["ok": true])
+                    continuation.yield(DaemonReply.done().json)
                 case .quit:
-                    continuation.yield(["ok": true])
+                    continuation.yield(DaemonReply.done().json)
                     quit.yield()
                 }
                 continuation.finish()

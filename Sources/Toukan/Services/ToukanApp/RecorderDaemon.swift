@@ -57,14 +57,14 @@ actor RecorderDaemon {
     static let partSuffix = ".part"
 
     /// `toukan start`.
-    func start(source: RecordingSource) async -> JSONValue {
+    func start(source: RecordingSource) async -> DaemonReply {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: data.recordings.path)) ?? []
         let existing = names.map { $0.hasSuffix(Self.partSuffix) ? String($0.dropLast(Self.partSuffix.count)) : $0 }
         switch session.start(now: Date(), freeBytes: data.freeBytes(), existingNames: existing) {
         case .alreadyRecording(let reply):
-            return Self.reply(reply, ok: true)
+            return .done(reply)
         case .refused(let message):
-            return ["ok": false, "error": .string(message)]
+            return .refused(message)
         case .start(let name, let reply):
             let part = data.recordings.appendingPathComponent(name.fileName + Self.partSuffix)
             do {
@@ -80,21 +80,21 @@ actor RecorderDaemon {
                     for await level in levels { self.record(level) }
                 }
                 log.info("recording \(name.fileName) from \(source)")
-                return Self.reply(reply, ok: true, file: data.recordings.appendingPathComponent(name.fileName))
+                return .done(reply, file: data.recordings.appendingPathComponent(name.fileName).path)
             } catch {
                 _ = session.stop(now: Date())
-                return ["ok": false, "error": .string("Recording did not start: \(error.message)")]
+                return .refused("Recording did not start: \(error.message)")
             }
         }
     }
 
     /// `toukan stop`.
-    func stop() async -> JSONValue {
+    func stop() async -> DaemonReply {
         switch session.stop(now: Date()) {
         case .notRecording(let reply):
-            return Self.reply(reply, ok: true)
+            return .done(reply)
         case .stop(let name, _, let reply):
-            guard let recorder, let part = partFile else { return Self.reply(.notRecording, ok: true) }
+            guard let recorder, let part = partFile else { return .done(.notRecording) }
             self.recorder = nil
             partFile = nil
             lastLevel = nil
@@ -105,37 +105,27 @@ actor RecorderDaemon {
                 let saved = SavedRecording(
                     file: final, duration: summary.duration.seconds, gaps: summary.gaps, recovered: false)
                 await onSaved(saved)
-                return Self.reply(reply, ok: true, file: final, duration: saved.duration)
+                return .done(reply, file: final.path, durationSeconds: (saved.duration * 10).rounded() / 10)
             } catch {
                 // The .part file stays: the next daemon recovers it, nothing is lost.
                 log.error("stopping \(name.fileName) failed: \(error); the next start recovers it")
-                return [
-                    "ok": false,
-                    "error": .string("The recording could not be closed cleanly (\(error)); it will be recovered."),
-                ]
+                return .refused("The recording could not be closed cleanly (\(error)); it will be recovered.")
             }
         }
     }
 
     /// `toukan status`: what the daemon is doing.
-    func status() -> JSONValue {
-        var object: [String: JSONValue] = [
-            "event": "status", "pid": .number(Double(ProcessInfo.processInfo.processIdentifier)),
-        ]
-        if let recorder, let name = session.current {
-            object["state"] = .string(recorder.state == .paused ? "paused" : "recording")
-            object["elapsedSeconds"] = .number((recorder.elapsed.seconds * 10).rounded() / 10)
-            object["file"] = .string(data.recordings.appendingPathComponent(name.fileName).path)
-            if let level = lastLevel {
-                object["level"] = [
-                    "peakDb": .number(level.peakDecibels.rounded()), "rmsDb": .number(level.rmsDecibels.rounded()),
-                ]
-            }
-            object["gaps"] = .array(recorder.gaps.map { .string($0.description) })
-        } else {
-            object["state"] = "idle"
-        }
-        return .object(object)
+    func status() -> DaemonStatus {
+        let pid = Int(ProcessInfo.processInfo.processIdentifier)
+        guard let recorder, let name = session.current else { return DaemonStatus(pid: pid, state: .idle) }
+        return DaemonStatus(
+            pid: pid, state: recorder.state == .paused ? .paused : .recording,
+            elapsedSeconds: (recorder.elapsed.seconds * 10).rounded() / 10,
+            file: data.recordings.appendingPathComponent(name.fileName).path,
+            level: lastLevel.map {
+                DaemonStatus.Level(peakDb: $0.peakDecibels.rounded(), rmsDb: $0.rmsDecibels.rounded())
+            },
+            gaps: recorder.gaps.map(\.description))
     }
 
     /// A level reading (a few a second): kept for the status, and the moment to look at the file's size.
@@ -173,12 +163,6 @@ actor RecorderDaemon {
         }
     }
 
-    static func reply(_ reply: ToukanReply, ok: Bool, file: URL? = nil, duration: Double? = nil) -> JSONValue {
-        var object: [String: JSONValue] = ["ok": .bool(ok), "reply": .string(reply.rawValue)]
-        if let file { object["file"] = .string(file.path) }
-        if let duration { object["durationSeconds"] = .number((duration * 10).rounded() / 10) }
-        return .object(object)
-    }
 }
 
 /// A recording that is finished on disk and must now be uploaded.

@@ -33,11 +33,10 @@ extension ToukanCommands {
         guard try workForDaemon() else { return Repair() }
         try await ensureDaemon()
         var repair = Repair(startedDaemon: true)
-        if let status = try? await ControlSocketClient.ask(path: data.socket.path, DaemonRequest.status.json) {
-            repair.recovered = (status["recoveredAtStart"]?.arrayValue ?? []).compactMap { item in
-                guard let file = item["file"]?.stringValue else { return nil }
-                return (file, item["durationSeconds"]?.doubleValue ?? 0)
-            }
+        if let answer = try? await ControlSocketClient.ask(path: data.socket.path, DaemonRequest.status.json),
+            let status = try? DaemonStatus(json: answer)
+        {
+            repair.recovered = (status.recoveredAtStart ?? []).map { ($0.file, $0.durationSeconds) }
         }
         return repair
     }

@@ -20,7 +20,7 @@ public struct ToukanCommands: Sendable {
     public func start(source: String, server: String? = nil) async throws -> String {
         let repair = try await repair()
         try await ensureDaemon()
-        let answer = try await ask(.start(source: source, server: server))
+        let answer = try await reply(.start(source: source, server: server))
         if json { return try render(answer, adding: ["recovered": repair.recoveredJSON]) }
         return ([try render(answer)] + [repair.recoveredText].compactMap { $0 }).joined(separator: "\n")
     }
@@ -29,16 +29,16 @@ public struct ToukanCommands: Sendable {
     /// person asked for their recording to be saved, and it is.
     public func stop() async throws -> String {
         let repair = try await repair()
-        var answer: JSONValue
+        var answer: DaemonReply
         do {
-            answer = try await ask(.stop)
+            answer = try await reply(.stop)
         } catch let error as ControlSocketError where error.code == .notRunning {
-            answer = RecorderDaemon.reply(.notRecording, ok: true)
+            answer = .done(.notRecording)
         }
-        if answer["reply"]?.stringValue == ToukanReply.notRecording.rawValue, !repair.recovered.isEmpty {
-            answer = RecorderDaemon.reply(.recordingSaved, ok: true)
+        if answer.reply == .notRecording, !repair.recovered.isEmpty {
+            answer = .done(.recordingSaved)
         }
-        let noServer = answer["reply"]?.stringValue == ToukanReply.recordingSaved.rawValue && data.uploadServer == nil
+        let noServer = answer.reply == .recordingSaved && data.uploadServer == nil
         if json {
             var extra: [String: JSONValue] = ["recovered": repair.recoveredJSON]
             if noServer { extra["upload"] = .string(UploadSummary.setServer) }
@@ -54,15 +54,15 @@ public struct ToukanCommands: Sendable {
     /// uploads stand.
     public func status() async throws -> String {
         let repair = try await repair()
-        var status: JSONValue
+        var status: DaemonStatus
         do {
-            status = try await ask(.status)
+            status = try DaemonStatus(json: try await ask(.status))
         } catch let error as ControlSocketError where error.code == .notRunning {
-            status = ["event": "status", "state": "idle", "pid": .null]
+            status = .noDaemon
         }
         let summary = UploadSummary(entries: try ledger()?.history() ?? [], server: data.uploadServer, now: Date())
         if json {
-            guard case .object(var members) = status else { return status.canonicalString }
+            guard case .object(var members) = status.json else { return status.json.canonicalString }
             members["recovered"] = repair.recoveredJSON
             members["uploads"] = summary.json
             members.removeValue(forKey: "recoveredAtStart")
@@ -77,10 +77,10 @@ public struct ToukanCommands: Sendable {
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    for try await line in stream { continuation.yield(statusText(line)) }
+                    for try await line in stream { continuation.yield(statusText(try DaemonStatus(json: line))) }
                     continuation.finish()
                 } catch let error as ControlSocketError where error.code == .notRunning {
-                    continuation.yield(statusText(["event": "status", "state": "idle", "pid": .null]))
+                    continuation.yield(statusText(.noDaemon))
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -94,36 +94,38 @@ public struct ToukanCommands: Sendable {
         try await ControlSocketClient.ask(path: data.socket.path, request.json)
     }
 
+    /// Asks the daemon to do something and reads its answer.
+    private func reply(_ request: DaemonRequest) async throws -> DaemonReply {
+        try DaemonReply(json: try await ask(request))
+    }
+
     /// An answer as the user reads it: the reply, or the error (thrown, so the exit status says it failed). With
     /// `--json`, `adding`'s members join the answer's.
-    private func render(_ answer: JSONValue, adding extra: [String: JSONValue] = [:]) throws -> String {
-        if answer["ok"] == false {
-            let message = answer["error"]?.stringValue ?? "the daemon refused"
-            if json { throw ToukanFailure(answer.canonicalString) }
-            throw ToukanFailure(message)
+    private func render(_ answer: DaemonReply, adding extra: [String: JSONValue] = [:]) throws -> String {
+        if !answer.ok {
+            if json { throw ToukanFailure(answer.json.canonicalString) }
+            throw ToukanFailure(answer.error ?? "the daemon refused")
         }
-        guard json else { return answer["reply"]?.stringValue ?? answer.canonicalString }
-        guard case .object(let members) = answer else { return answer.canonicalString }
+        guard json else { return answer.reply?.rawValue ?? answer.json.canonicalString }
+        guard case .object(let members) = answer.json else { return answer.json.canonicalString }
         return JSONValue.object(members.merging(extra) { old, _ in old }).canonicalString
     }
 
     /// `● REC 01:23  ▮▮▮▮▮▯▯▯▯▯ −23 dB  toukan_….m4a`, or `Toukan isn't recording right now`.
-    func statusText(_ status: JSONValue) -> String {
-        if json { return status.canonicalString }
-        guard let state = status["state"]?.stringValue, state != "idle" else {
-            return ToukanReply.notRecording.rawValue
-        }
-        let elapsed = status["elapsedSeconds"]?.doubleValue ?? 0
-        let file = status["file"]?.stringValue.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
-        var line = (state == "paused" ? "‖ PAUSED " : "● REC ") + ElapsedTime.timer(elapsed)
-        if let peak = status["level"]?["peakDb"]?.doubleValue {
+    func statusText(_ status: DaemonStatus) -> String {
+        if json { return status.json.canonicalString }
+        guard status.state != .idle else { return ToukanReply.notRecording.rawValue }
+        let elapsed = status.elapsedSeconds ?? 0
+        let file = status.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
+        var line = (status.state == .paused ? "‖ PAUSED " : "● REC ") + ElapsedTime.timer(elapsed)
+        if let peak = status.level?.peakDb {
             // −60 dBFS and below is an empty meter, 0 dBFS a full one.
             let filled = Int((min(max(peak, -60), 0) + 60) / 6)
             line += "  " + String(repeating: "▮", count: filled) + String(repeating: "▯", count: 10 - filled)
             line += String(format: " %.0f dB", peak)
         }
-        if let gaps = status["gaps"]?.arrayValue, !gaps.isEmpty {
-            line += "  (\(gaps.compactMap(\.stringValue).joined(separator: ", ")))"
+        if let gaps = status.gaps, !gaps.isEmpty {
+            line += "  (\(gaps.joined(separator: ", ")))"
         }
         return line + "  " + file
     }
