@@ -248,9 +248,7 @@ public enum HubLaunch {
 
     /// Asks for the monitor's PIN on the terminal (a wrong one said as such).
     @Sendable private static func askForPIN(_ prompt: CribCallRuntime.MonitorPairing.PINPrompt) async -> String? {
-        let left = "\(prompt.attemptsLeft) attempt\(prompt.attemptsLeft == 1 ? "" : "s") left"
-        let again = prompt.previousWasWrong ? "Wrong PIN. Enter the PIN shown on the monitor again" : nil
-        print("\(again ?? "Enter the PIN shown on the monitor") (\(left)): ", terminator: "")
+        print(prompt.question, terminator: "")
         return readLine()?.filter { !$0.isWhitespace }
     }
 

@@ -33,12 +33,7 @@ public struct PairRequest: Sendable {
 
     /// Asks for the PIN on the terminal (a wrong one said as such).
     @Sendable static func askOnTerminal(_ prompt: MonitorPairing.PINPrompt) async -> String? {
-        let left = "\(prompt.attemptsLeft) attempt\(prompt.attemptsLeft == 1 ? "" : "s") left"
-        print(
-            (prompt.previousWasWrong
-                ? "Wrong PIN. Enter the PIN shown on the monitor again (\(left)): "
-                : "Enter the PIN shown on the monitor (\(left)): "),
-            terminator: "")
+        print(prompt.question, terminator: "")
         return readLine()?.filter { !$0.isWhitespace }
     }
 }

@@ -141,8 +141,8 @@ public actor MonitorService {
         pruneEventLog()
         await withDiscardingTaskGroup { group in
             for await connection in transport.connections {
-                let id = register(connection)
-                group.addTask { await self.serve(connection, id: id) }
+                let (id, logger) = register(connection)
+                group.addTask { await self.serve(connection, id: id, logger: logger) }
             }
         }
         watcher.cancel()
@@ -152,7 +152,8 @@ public actor MonitorService {
 
     // MARK: sessions
 
-    private func register(_ connection: any ControlConnection) -> UInt64 {
+    /// Starts the session of a new connection. - Returns: Its id and its logger.
+    private func register(_ connection: any ControlConnection) -> (UInt64, Logger) {
         let id = nextConnection
         nextConnection += 1
         let listenerId = trusted.listenerId(for: connection.peer.fingerprint)
@@ -185,7 +186,7 @@ public actor MonitorService {
                     certFingerprint: connection.peer.fingerprint.hex, listenerId: listenerId,
                     trusted: listenerId != nil))
         }
-        return id
+        return (id, log)
     }
 
     /// Sums up the strangers of a window that has passed, if any.
@@ -210,10 +211,9 @@ public actor MonitorService {
         if strangers.counted > 0 { scheduleStrangerSummary() }
     }
 
-    private nonisolated func serve(_ connection: any ControlConnection, id: UInt64) async {
+    private nonisolated func serve(_ connection: any ControlConnection, id: UInt64, logger: Logger) async {
         let trusted = self.trusted
         let fingerprint = connection.peer.fingerprint
-        let logger = await sessionLogger(id)
         let session = ControlSession(connection: connection, role: .monitor, logger: logger) {
             trusted.listenerId(for: fingerprint) != nil ? .trusted : .untrusted
         }
@@ -221,11 +221,6 @@ public actor MonitorService {
             await self.handle(message, connection: id)
         }
         await ended(id, reason: reason)
-    }
-
-    /// The logger of connection `id` (the service's once it has ended).
-    private func sessionLogger(_ id: UInt64) -> Logger {
-        sessions[id]?.logger ?? logger
     }
 
     /// Closes the untrusted connection `id` after `delay` unless it is trusted by then (or pairs again: re-armed).

@@ -17,6 +17,15 @@ public struct MonitorPairing: Sendable {
         public var attemptsLeft: Int
         /// Whether the PIN given last was wrong.
         public var previousWasWrong: Bool
+
+        /// The question for a person at a terminal, a wrong PIN said as such: "Enter the PIN shown on the monitor
+        /// (3 attempts left): ".
+        public var question: String {
+            let left = "\(attemptsLeft) attempt\(attemptsLeft == 1 ? "" : "s") left"
+            return previousWasWrong
+                ? "Wrong PIN. Enter the PIN shown on the monitor again (\(left)): "
+                : "Enter the PIN shown on the monitor (\(left)): "
+        }
     }
 
     /// Pair with the PIN the monitor shows.

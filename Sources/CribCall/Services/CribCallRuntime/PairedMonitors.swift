@@ -20,14 +20,11 @@ public enum PairedMonitors {
 
     /// Unpairs the monitor `id` names: tells it (UNPAIR) when it can be reached, and forgets it here either way.
     /// Returns what to tell the user.
-    /// - Parameters:
-    ///   - listing: The command that lists the paired monitors (named when `id` matches none).
-    ///   - revoking: The command that revokes a listener on the monitor (named when the monitor was not told).
+    /// - Parameter listing: The command that lists the paired monitors (named when `id` matches none).
     /// - Throws: ``CribCallRuntimeError`` (``CribCallRuntimeError/Code/unknownDevice``,
     ///   ``CribCallRuntimeError/Code/ambiguous``) when `id` names no single paired monitor; the store's errors.
     public static func forget(
-        _ id: String, in data: CribCallDataDirectory, listing: String,
-        revoking: String = "cribcall listeners revoke"
+        _ id: String, in data: CribCallDataDirectory, listing: String
     ) async throws -> String {
         guard let database = try data.existingDatabase() else { throw unknown(id, listing: listing) }
         let monitor = try resolve(id, among: try database.trustedMonitors(), listing: listing)
@@ -41,7 +38,7 @@ public enum PairedMonitors {
             return "Forgot \(label); the monitor confirmed it no longer trusts this listener."
         case .monitorNotTold(let reason):
             return "Forgot \(label) here, but the monitor could not be told (\(reason)); "
-                + "revoke this listener there with `\(revoking)`."
+                + "revoke this listener there with `cribcall listeners revoke`."
         }
     }
 

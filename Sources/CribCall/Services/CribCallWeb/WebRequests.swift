@@ -44,11 +44,11 @@ struct OnNoiseChange: WebRequestBody {
     var onNoise: OnNoiseAction
 
     init(from decoder: any Decoder) throws {
-        guard try decoder.container(keyedBy: AnyKey.self).allKeys.count == 1 else {
+        let fields = try decoder.container(keyedBy: AnyKey.self)
+        guard fields.allKeys.count == 1 else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "one field only"))
         }
-        let text = try decoder.container(keyedBy: AnyKey.self).decode(
-            String.self, forKey: AnyKey(stringValue: "onNoise"))
+        let text = try fields.decode(String.self, forKey: AnyKey(stringValue: "onNoise"))
         guard let action = OnNoiseAction(rawValue: text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "notify or open"))
         }
