@@ -158,6 +158,56 @@ struct ExitAndPairingWordsTests {
                 && said.contains("Paired with"), "\(said)")
     }
 
+    /// A stranger who opens PIN sessions and leaves them unused must wait before opening more, from its address
+    /// only: the parent at another address pairs at once. (The monitor once saw every device as one address,
+    /// "IPv6", so the stranger made everyone wait.) On the defaults: the monitor on `::`, the stranger on ::1, the
+    /// parent on 127.0.0.1, each a real `cribcall pair --pin`.
+    @Test("a stranger's unused PIN sessions make only the stranger's address wait; the parent pairs at once")
+    func strangerWaitsAlone() async throws {
+        let monitorData = try Subprocess.temporaryDirectory("cribcall-wait-monitor")
+        let strangerData = try Subprocess.temporaryDirectory("cribcall-wait-stranger")
+        let parentData = try Subprocess.temporaryDirectory("cribcall-wait-parent")
+        defer {
+            for directory in [monitorData, strangerData, parentData] {
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
+        let monitor = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"),
+            [
+                "monitor", "--json", "--port", "0", "--no-discovery", "--audio-source", "test:silence",
+                "--data-dir", monitorData.path,
+            ])
+        defer { Task { await monitor.stop() } }
+        let ready = try #require(Self.object(try await monitor.ready("cribcall monitor") { $0.contains(#""ready""#) }))
+        let port = try #require(ready["port"]?.numberValue?.intValue)
+        let fingerprint = try #require(ready["certFingerprint"]?.stringValue)
+        func pair(from address: String, _ data: URL) -> [String] {
+            ["pair", "--pin", "--address", address, "--fingerprint", fingerprint, "--data-dir", data.path]
+        }
+        // The stranger opens sessions and types nothing (its input ends) until it is told to wait.
+        var told: String?
+        for _ in 0..<(2 + 2) where told == nil {
+            let stranger = try await Self.cribcall(pair(from: "[::1]:\(port)", strangerData))
+            #expect(stranger.status != 0)
+            // (The listener words the monitor's CONFLICT as "busy pairing another device; try again in a minute".)
+            if stranger.stderrText.contains("try again") { told = stranger.stderrText }
+        }
+        #expect(told != nil, "the stranger was never told to wait: \(monitor.output.suffix(6))")
+
+        let before = monitor.output.filter { $0.contains(#""event":"pin""#) }.count
+        let parent = try BackgroundProcess(
+            try Subprocess.builtProduct("cribcall"), pair(from: "127.0.0.1:\(port)", parentData), acceptsInput: true)
+        defer { Task { await parent.stop() } }
+        let pin = try await awaitValue("the parent's PIN on the monitor", timeout: .seconds(20)) {
+            let shown = monitor.output.filter { $0.contains(#""event":"pin""#) }
+            return shown.count > before ? Self.object(shown[before])?["pin"]?.stringValue : nil
+        }
+        parent.send(pin + "\n")
+        #expect(await parent.waitForExit(timeout: .seconds(30)) == 0, "\(parent.output) \(parent.errorOutput)")
+        #expect(parent.output.joined().contains("Paired with"), "\(parent.output) \(parent.errorOutput)")
+    }
+
     @Test("pairing with a monitor by name where no Avahi daemon runs says so at once, not that nothing answered")
     func noAvahi() async throws {
         guard MDNSNetwork.available(for: "ExitAndPairingWordsTests.noAvahi") else { return }
